@@ -1,0 +1,71 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Everything the server and the CLI read from the environment, validated once. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Hosted libSQL URL template containing `{workspace}`; null for embedded files. */
+  dbUrl: string | null;
+  dbAuthToken: string | null;
+  redisUrl: string | null;
+  /** `required` forces token auth even on loopback. */
+  authRequired: boolean;
+  /** Mutations per minute per workspace; null means "mode default", 0 turns it off. */
+  rateLimit: number | null;
+  playground: boolean;
+  production: boolean;
+  logLevel: string;
+}
+
+// Unset and blank variables both mean "use the default".
+const optional = z
+  .string()
+  .optional()
+  .transform((s) => (s?.trim() ? s.trim() : undefined));
+
+const envSchema = z.object({
+  PORT: optional.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).default(4000)),
+  HOST: optional.pipe(z.string().default('127.0.0.1')),
+  SPHERE_DATA_DIR: optional.pipe(z.string().default('./data')),
+  SPHERE_DB_URL: optional.pipe(
+    z
+      .string()
+      .refine((s) => s.includes('{workspace}'), 'must contain {workspace}')
+      .optional(),
+  ),
+  SPHERE_DB_AUTH_TOKEN: optional,
+  REDIS_URL: optional,
+  SPHERE_AUTH: optional.pipe(z.enum(['required', 'optional']).optional()),
+  SPHERE_RATE_LIMIT: optional.pipe(z.coerce.number<string | undefined>().int().min(0).optional()),
+  SPHERE_PLAYGROUND: optional.pipe(z.enum(['on', 'off']).default('on')),
+  NODE_ENV: optional,
+  LOG_LEVEL: optional.pipe(z.string().default('info')),
+});
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: resolve(e.SPHERE_DATA_DIR),
+    dbUrl: e.SPHERE_DB_URL ?? null,
+    dbAuthToken: e.SPHERE_DB_AUTH_TOKEN ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    authRequired: e.SPHERE_AUTH === 'required',
+    rateLimit: e.SPHERE_RATE_LIMIT ?? null,
+    playground: e.SPHERE_PLAYGROUND !== 'off',
+    production: e.NODE_ENV === 'production',
+    logLevel: e.LOG_LEVEL,
+    ...overrides,
+  };
+}

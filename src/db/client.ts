@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Client, createClient, type ResultSet } from '@libsql/client';
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { schema } from './schema.ts';
+
+export type Schema = typeof schema;
+/** The drizzle database over a workspace client (reads and the writer's transaction both fit). */
+export type Db = BaseSQLiteDatabase<'async', ResultSet, Schema>;
+export type RootDb = LibSQLDatabase<Schema>;
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** How a workspace database is reached: an embedded file, or a hosted libSQL URL. */
+export interface DatabaseLocation {
+  url: string;
+  authToken?: string;
+  local: boolean;
+}
+
+export const WORKSPACE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * Where a workspace lives. The id is validated here as well as at the edge, so no
+ * caller can turn it into a path or a host name.
+ */
+export function locateWorkspace(
+  workspace: string,
+  opts: { dataDir: string; dbUrl: string | null; dbAuthToken: string | null },
+): DatabaseLocation {
+  if (!WORKSPACE_ID.test(workspace)) throw new Error(`invalid workspace id: ${JSON.stringify(workspace)}`);
+  if (opts.dbUrl) {
+    return {
+      url: opts.dbUrl.replaceAll('{workspace}', workspace),
+      authToken: opts.dbAuthToken ?? undefined,
+      local: false,
+    };
+  }
+  return { url: `file:${join(opts.dataDir, `${workspace}.db`)}`, local: true };
+}
+
+/** Opens a libSQL client for a location and prepares it (WAL, durable commits). */
+export async function openClient(location: DatabaseLocation): Promise<Client> {
+  if (location.local) mkdirSync(dirname(location.url.slice('file:'.length)), { recursive: true });
+  const client = createClient({
+    url: location.url,
+    authToken: location.authToken,
+    // Writers are serialized in-process, so a wait here only covers other processes
+    // (a CLI maintenance command beside a running server).
+    timeout: 5_000,
+    concurrency: 4,
+    intMode: 'number',
+  });
+  if (location.local) {
+    // journal_mode is a property of the file; synchronous is per connection and
+    // SQLite's default (FULL) is what we want, so every pooled connection keeps it.
+    await client.execute('PRAGMA journal_mode = WAL');
+  }
+  return client;
+}
+
+/** Applies the committed drizzle migrations (idempotent). */
+export async function migrateDb(db: RootDb): Promise<void> {
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+export function drizzleFor(client: Client): RootDb {
+  return drizzle(client, { schema });
+}

@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * The tables of one workspace database. Every timestamp is milliseconds since the
+ * Unix epoch (UTC); enum-like columns hold the GraphQL enum names as text.
+ */
+
+export const entries = sqliteTable(
+  'entries',
+  {
+    // An explicit INTEGER PRIMARY KEY keeps the rowid stable across VACUUM, which the
+    // external-content FTS index (content_rowid = n) relies on.
+    n: integer('n').primaryKey(),
+    id: text('id').notNull(),
+    content: text('content').notNull(),
+    contentHash: text('content_hash').notNull(),
+    source: text('source'),
+    kind: text('kind').notNull(),
+    status: text('status').notNull(),
+    volatility: text('volatility').notNull(),
+    volatilitySource: text('volatility_source').notNull(),
+    importance: real('importance').notNull(),
+    claimTag: text('claim_tag').notNull(),
+    evidenceRef: text('evidence_ref'),
+    recallCount: integer('recall_count').notNull().default(0),
+    observedAt: integer('observed_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('entries_id_unique').on(t.id),
+    index('entries_content_hash_idx').on(t.contentHash),
+    index('entries_kind_idx').on(t.kind),
+    index('entries_status_idx').on(t.status),
+    index('entries_volatility_idx').on(t.volatility),
+    index('entries_claim_tag_idx').on(t.claimTag),
+    index('entries_created_idx').on(t.createdAt, t.n),
+    index('entries_observed_idx').on(t.observedAt),
+  ],
+);
+
+export const tags = sqliteTable(
+  'tags',
+  {
+    entryId: text('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    tag: text('tag').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.entryId, t.tag] }), index('tags_tag_idx').on(t.tag, t.entryId)],
+);
+
+export const edges = sqliteTable(
+  'edges',
+  {
+    src: text('src')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    dst: text('dst')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    weight: real('weight').notNull(),
+    provenance: text('provenance').notNull(),
+    metadata: text('metadata'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('edges_src_dst_type_unique').on(t.src, t.dst, t.type),
+    index('edges_src_weight_idx').on(t.src, t.weight),
+    index('edges_dst_weight_idx').on(t.dst, t.weight),
+    index('edges_type_idx').on(t.type),
+  ],
+);
+
+export const revisions = sqliteTable(
+  'revisions',
+  {
+    id: integer('id').primaryKey(),
+    entryId: text('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    op: text('op').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('revisions_entry_idx').on(t.entryId, t.id)],
+);
+
+/**
+ * The per-workspace event log. `seq` is an INTEGER PRIMARY KEY without AUTOINCREMENT:
+ * with one writer and savepoint rollbacks it stays gap-free (max + 1).
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    seq: integer('seq').primaryKey(),
+    type: text('type').notNull(),
+    at: integer('at').notNull(),
+    entryId: text('entry_id'),
+    outcome: text('outcome'),
+    // A JSON snapshot of the edge for LINKED/UNLINKED events (the edge may be gone later).
+    edge: text('edge'),
+    // Event-specific details as JSON (status change, staleness counts, ...).
+    data: text('data'),
+  },
+  (t) => [index('events_entry_idx').on(t.entryId), index('events_type_idx').on(t.type, t.seq)],
+);
+
+/** Maintenance runs and other privileged operations on this workspace. */
+export const auditLog = sqliteTable('audit_log', {
+  id: integer('id').primaryKey(),
+  at: integer('at').notNull(),
+  actor: text('actor'),
+  action: text('action').notNull(),
+  details: text('details').notNull().default(sql`'{}'`),
+});
+
+export const schema = { entries, tags, edges, revisions, events, auditLog };
+
+export type EntryRow = typeof entries.$inferSelect;
+export type EdgeRow = typeof edges.$inferSelect;
+export type RevisionRow = typeof revisions.$inferSelect;
+export type EventRow = typeof events.$inferSelect;

@@ -1,0 +1,29 @@
+import { asc, gt } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { type EventRow, events } from '../db/schema.ts';
+import type { CaptureOutcome, MemoryEventType } from '../memory/model.ts';
+import type { EdgeSnapshot, MemoryEventRecord } from './types.ts';
+
+export function toEventRecord(workspace: string, row: EventRow): MemoryEventRecord {
+  return {
+    workspace,
+    seq: row.seq,
+    type: row.type as MemoryEventType,
+    at: row.at,
+    entryId: row.entryId,
+    outcome: row.outcome as CaptureOutcome | null,
+    edge: row.edge ? (JSON.parse(row.edge) as EdgeSnapshot) : null,
+    data: row.data ? (JSON.parse(row.data) as Record<string, unknown>) : null,
+  };
+}
+
+/** The committed events after `sinceSeq`, oldest first. */
+export async function readEventLog(
+  db: Db,
+  workspace: string,
+  sinceSeq: number,
+  limit: number,
+): Promise<MemoryEventRecord[]> {
+  const rows = await db.select().from(events).where(gt(events.seq, sinceSeq)).orderBy(asc(events.seq)).limit(limit);
+  return rows.map((row) => toEventRecord(workspace, row));
+}

@@ -1,0 +1,14 @@
+import type { EventBus } from '../events/bus.ts';
+import type { Access } from '../workspaces/access.ts';
+import type { Workspace } from '../workspaces/registry.ts';
+import type { Loaders } from './loaders.ts';
+
+/** What every resolver gets: who is calling, their workspace, loaders and the event bus. */
+export interface Context {
+  access: Access;
+  workspace: Workspace;
+  loaders: Loaders;
+  bus: EventBus;
+  /** The real clock; recall's `asOf` never replaces it for freshness. */
+  now: () => number;
+}

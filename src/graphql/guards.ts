@@ -1,0 +1,16 @@
+import type { Db } from '../db/client.ts';
+import type { WriteFn } from '../db/writer.ts';
+import { assertCan } from '../workspaces/access.ts';
+import type { Context } from './context.ts';
+
+/** The workspace database for a read, once the caller may read. */
+export function readDb(ctx: Context): Db {
+  assertCan(ctx.access, 'read');
+  return ctx.workspace.db;
+}
+
+/** Queues a write on the workspace's single writer, once the caller may write. */
+export function runWrite<T>(ctx: Context, fn: WriteFn<T>): Promise<T> {
+  assertCan(ctx.access, 'write');
+  return ctx.workspace.writer.run(fn);
+}

@@ -1,0 +1,43 @@
+import DataLoader from 'dataloader';
+import type { Db } from '../db/client.ts';
+import type { EdgeRow, EntryRow, RevisionRow } from '../db/schema.ts';
+import {
+  edgesTouching,
+  entriesByIds,
+  revisionsByEntryIds,
+  supersededAmong,
+  tagsByEntryIds,
+} from '../memory/queries.ts';
+
+/** Per-request batch loaders: each nested field costs one query per level, whatever the list size. */
+export function createLoaders(db: Db) {
+  return {
+    entry: new DataLoader<string, EntryRow | null>(async (ids) => {
+      const rows = new Map((await entriesByIds(db, ids)).map((e) => [e.id, e]));
+      return ids.map((id) => rows.get(id) ?? null);
+    }),
+    tags: new DataLoader<string, string[]>(async (ids) => {
+      const map = await tagsByEntryIds(db, ids);
+      return ids.map((id) => map.get(id) ?? []);
+    }),
+    revisions: new DataLoader<string, RevisionRow[]>(async (ids) => {
+      const map = await revisionsByEntryIds(db, ids);
+      return ids.map((id) => map.get(id) ?? []);
+    }),
+    edges: new DataLoader<string, EdgeRow[]>(async (ids) => {
+      const rows = await edgesTouching(db, ids);
+      const map = new Map<string, EdgeRow[]>();
+      for (const e of rows) {
+        map.set(e.src, [...(map.get(e.src) ?? []), e]);
+        if (e.dst !== e.src) map.set(e.dst, [...(map.get(e.dst) ?? []), e]);
+      }
+      return ids.map((id) => map.get(id) ?? []);
+    }),
+    superseded: new DataLoader<string, boolean>(async (ids) => {
+      const set = await supersededAmong(db, ids);
+      return ids.map((id) => set.has(id));
+    }),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,99 @@
+import type { EdgeRow } from '../../db/schema.ts';
+import type { EdgeSnapshot } from '../../events/types.ts';
+import { checkLinkInput, edgeSnapshot, linkEntries, unlinkEntries } from '../../memory/link.ts';
+import type { Direction, EdgeType } from '../../memory/model.ts';
+import { builder } from '../builder.ts';
+import { runWrite } from '../guards.ts';
+import { EntryRef } from './entry.ts';
+import { DirectionEnum, EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
+
+export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
+
+/** An edge as seen from one of its entries. */
+export interface ConnectionShape {
+  edge: EdgeSnapshot;
+  direction: Direction;
+  otherId: string;
+}
+
+/** Turns the edges touching `entryId` into connections, filtered by type and direction. */
+export function connectionsOf(
+  entryId: string,
+  edges: readonly EdgeRow[],
+  type: EdgeType | null | undefined,
+  direction: Direction | null | undefined,
+): ConnectionShape[] {
+  const out: ConnectionShape[] = [];
+  for (const e of edges) {
+    if (type && e.type !== type) continue;
+    const dir: Direction = e.type === 'RELATES_TO' ? 'BOTH' : e.src === entryId ? 'OUT' : 'IN';
+    if (direction && direction !== 'BOTH' && dir !== 'BOTH' && dir !== direction) continue;
+    out.push({ edge: edgeSnapshot(e), direction: dir, otherId: e.src === entryId ? e.dst : e.src });
+  }
+  return out;
+}
+
+async function endpoint(id: string, load: (id: string) => Promise<unknown>) {
+  const entry = await load(id);
+  if (!entry) throw new Error(`edge endpoint ${id} no longer exists`);
+  return entry as never;
+}
+
+EdgeRef.implement({
+  description: 'A typed, weighted link between two entries of one workspace.',
+  fields: (t) => ({
+    src: t.exposeID('src', { description: 'Source entry id (for RELATES_TO, the smaller id).' }),
+    dst: t.exposeID('dst', { description: 'Target entry id (for RELATES_TO, the larger id).' }),
+    type: t.field({ type: EdgeTypeEnum, description: 'The relation.', resolve: (e) => e.type }),
+    weight: t.exposeFloat('weight', { description: 'Strength in (0, 1]; re-linking keeps the maximum.' }),
+    provenance: t.field({ type: ProvenanceEnum, description: 'Who made it.', resolve: (e) => e.provenance }),
+    metadata: t.field({ type: 'JSON', nullable: true, description: 'Free-form metadata; re-linking merges keys.', resolve: (e) => e.metadata }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was first made.', resolve: (e) => e.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it was last changed.', resolve: (e) => e.updatedAt }),
+    source: t.field({
+      type: EntryRef,
+      description: 'The source entry.',
+      resolve: (e, _a, ctx) => endpoint(e.src, (id) => ctx.loaders.entry.load(id)),
+    }),
+    target: t.field({
+      type: EntryRef,
+      description: 'The target entry.',
+      resolve: (e, _a, ctx) => endpoint(e.dst, (id) => ctx.loaders.entry.load(id)),
+    }),
+  }),
+});
+
+const LinkInputRef = builder.inputType('LinkInput', {
+  description: 'An edge to make or strengthen.',
+  fields: (t) => ({
+    src: t.id({ required: true, description: 'Source entry id.' }),
+    dst: t.id({ required: true, description: 'Target entry id; must differ from src.' }),
+    type: t.field({ type: EdgeTypeEnum, required: true, description: 'The relation; some types gate entry kinds.' }),
+    weight: t.float({ defaultValue: 1.0, description: 'Strength in (0, 1].' }),
+    provenance: t.field({ type: ProvenanceEnum, defaultValue: 'EXPLICIT', description: 'Who makes it.' }),
+    metadata: t.field({ type: 'JSON', description: 'Free-form metadata; merged key by key into an existing edge.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  link: t.field({
+    type: EdgeRef,
+    description: 'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
+    args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
+    resolve: async (_r, { input }, ctx) => {
+      const link = { ...input, src: String(input.src), dst: String(input.dst) };
+      checkLinkInput(link);
+      return edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, link)));
+    },
+  }),
+  unlink: t.boolean({
+    description: 'Removes an edge (either order for RELATES_TO); false when there was none.',
+    args: {
+      src: t.arg.id({ required: true, description: 'Source entry id.' }),
+      dst: t.arg.id({ required: true, description: 'Target entry id.' }),
+      type: t.arg({ type: EdgeTypeEnum, required: true, description: 'The relation.' }),
+    },
+    resolve: (_r, args, ctx) =>
+      runWrite(ctx, (scope) => unlinkEntries(scope, { src: String(args.src), dst: String(args.dst), type: args.type })),
+  }),
+}));

@@ -1,0 +1,251 @@
+import type { EntryRow, RevisionRow } from '../../db/schema.ts';
+import { captureEntry, checkCaptureInput } from '../../memory/capture.ts';
+import { checkContent, type Direction, freshnessOf, isOverAge } from '../../memory/model.ts';
+import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
+import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
+import { builder } from '../builder.ts';
+import { readDb, runWrite } from '../guards.ts';
+import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
+import {
+  CaptureOutcomeEnum,
+  ClaimTagEnum,
+  DirectionEnum,
+  EdgeTypeEnum,
+  EntryKindEnum,
+  EntryStatusEnum,
+  FreshnessEnum,
+  RevisionOpEnum,
+  VolatilityEnum,
+} from './enums.ts';
+
+export const EntryRef = builder.objectRef<EntryRow>('Entry');
+const RevisionRef = builder.objectRef<RevisionRow>('Revision');
+export const ConnectionRef = builder.objectRef<ConnectionShape>('Connection');
+
+EntryRef.implement({
+  description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Opaque id, unique across workspaces and never reused.' }),
+    content: t.exposeString('content', { description: 'The memory text.' }),
+    source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
+    kind: t.field({ type: EntryKindEnum, description: 'What kind of memory this is.', resolve: (e) => e.kind as never }),
+    status: t.field({ type: EntryStatusEnum, description: 'Lifecycle status.', resolve: (e) => e.status as never }),
+    volatility: t.field({
+      type: VolatilityEnum,
+      description: 'How fast it goes out of date.',
+      resolve: (e) => e.volatility as never,
+    }),
+    importance: t.exposeFloat('importance', { description: 'Importance from 0 to 1.' }),
+    claimTag: t.field({ type: ClaimTagEnum, description: 'How well it is supported.', resolve: (e) => e.claimTag as never }),
+    evidenceRef: t.exposeString('evidenceRef', { nullable: true, description: 'A pointer to the evidence behind it.' }),
+    recallCount: t.exposeInt('recallCount', { description: 'How many times recall has returned it.' }),
+    contentHash: t.exposeString('contentHash', {
+      description: 'Hex SHA-256 of the normalized content (NFC, trimmed, whitespace folded, lower-cased).',
+    }),
+    observedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it happened in the world, if known.',
+      resolve: (e) => e.observedAt,
+    }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was stored.', resolve: (e) => e.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (e) => e.updatedAt }),
+    freshness: t.field({
+      type: FreshnessEnum,
+      description: 'How current it is now, from status, SUPERSEDES edges and age against its volatility.',
+      resolve: async (e, _args, ctx) => {
+        const now = ctx.now();
+        // Lazy staleness: the read that notices an over-age ACTIVE entry marks it STALE.
+        if (isOverAge(e, now)) ctx.workspace.bookkeeper.stale([e.id]);
+        return freshnessOf(e, await ctx.loaders.superseded.load(e.id), now);
+      },
+    }),
+    tags: t.stringList({ description: 'Normalized tags, sorted.', resolve: (e, _a, ctx) => ctx.loaders.tags.load(e.id) }),
+    revisions: t.field({
+      type: [RevisionRef],
+      description: 'Earlier contents, oldest first.',
+      resolve: (e, _a, ctx) => ctx.loaders.revisions.load(e.id),
+    }),
+    connections: t.field({
+      type: [ConnectionRef],
+      description: 'Edges touching this entry, heaviest first, optionally of one type or direction.',
+      args: {
+        type: t.arg({ type: EdgeTypeEnum, description: 'Only edges of this type.' }),
+        direction: t.arg({
+          type: DirectionEnum,
+          description: 'OUT or IN (symmetric RELATES_TO edges count as both); BOTH or absent for all.',
+        }),
+      },
+      resolve: async (e, args, ctx) =>
+        connectionsOf(e.id, await ctx.loaders.edges.load(e.id), args.type, args.direction as Direction | null),
+    }),
+  }),
+});
+
+RevisionRef.implement({
+  description: 'The content of an entry as it was before an append or update.',
+  fields: (t) => ({
+    content: t.exposeString('content', { description: 'The earlier content.' }),
+    op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op as never }),
+    at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
+  }),
+});
+
+ConnectionRef.implement({
+  description: 'An edge seen from one entry: the edge, which way it runs, and the entry at the other end.',
+  fields: (t) => ({
+    edge: t.field({ type: EdgeRef, description: 'The edge.', resolve: (c) => c.edge }),
+    direction: t.field({ type: DirectionEnum, description: 'OUT, IN, or BOTH for RELATES_TO.', resolve: (c) => c.direction }),
+    entry: t.field({
+      type: EntryRef,
+      description: 'The entry at the other end.',
+      resolve: async (c, _a, ctx) => {
+        const entry = await ctx.loaders.entry.load(c.otherId);
+        if (!entry) throw new Error(`edge endpoint ${c.otherId} is missing`);
+        return entry;
+      },
+    }),
+  }),
+});
+
+const CaptureResultRef = builder
+  .objectRef<{ outcome: string; entry: EntryRow; matchId: string | null }>('CaptureResult')
+  .implement({
+    description: 'What a capture did and the entry it concerns.',
+    fields: (t) => ({
+      outcome: t.field({ type: CaptureOutcomeEnum, description: 'STORED, BLOCKED, MERGED or REPLACED.', resolve: (r) => r.outcome as never }),
+      entry: t.field({
+        type: EntryRef,
+        description: 'The new entry (STORED, REPLACED) or the existing one (BLOCKED, MERGED).',
+        resolve: (r) => r.entry,
+      }),
+      matchId: t.exposeID('matchId', {
+        nullable: true,
+        description: 'The matching entry (BLOCKED, MERGED) or the replaced one (REPLACED).',
+      }),
+    }),
+  });
+
+const ForgetResultRef = builder.objectRef<{ id: string; forgotten: boolean }>('ForgetResult').implement({
+  description: 'The outcome of forget.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The forgotten entry id.' }),
+    forgotten: t.exposeBoolean('forgotten', { description: 'True once the entry and everything of it is gone.' }),
+  }),
+});
+
+const CaptureInputRef = builder.inputType('CaptureInput', {
+  description: 'A memory to store, classified by the writer.',
+  fields: (t) => ({
+    content: t.string({ required: true, description: 'The memory text, 1 to 100,000 characters after trimming.' }),
+    tags: t.stringList({ description: 'Up to 32 tags of at most 64 characters; trimmed and lower-cased.' }),
+    source: t.string({ description: 'Where it came from.' }),
+    kind: t.field({ type: EntryKindEnum, defaultValue: 'SEMANTIC', description: 'What kind of memory it is.' }),
+    status: t.field({ type: EntryStatusEnum, defaultValue: 'ACTIVE', description: 'Initial status.' }),
+    volatility: t.field({
+      type: VolatilityEnum,
+      description: 'How fast it goes out of date; without it, EVOLVING (volatility source `default`).',
+    }),
+    importance: t.float({ defaultValue: 0.5, description: 'Importance from 0 to 1.' }),
+    claimTag: t.field({ type: ClaimTagEnum, defaultValue: 'UNKNOWN', description: 'How well it is supported.' }),
+    evidenceRef: t.string({ description: 'A pointer to the evidence.' }),
+    observedAt: t.field({ type: 'DateTime', description: 'When it happened in the world.' }),
+    replaces: t.id({ description: 'An entry this one replaces: it becomes SUPERSEDED with a SUPERSEDES edge to it.' }),
+  }),
+});
+
+builder.queryType({ description: 'Reads of the caller’s workspace.' });
+builder.mutationType({ description: 'Writes to the caller’s workspace; each commits with its event before it is acknowledged.' });
+
+builder.queryFields((t) => ({
+  entry: t.field({
+    type: EntryRef,
+    nullable: true,
+    description: 'One entry by id, or null when the workspace has no such entry.',
+    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
+    resolve: (_r, args, ctx) => {
+      readDb(ctx);
+      return ctx.loaders.entry.load(String(args.id));
+    },
+  }),
+  recent: t.field({
+    type: [EntryRef],
+    description: 'The newest entries by creation time, ties in reverse insertion order.',
+    args: {
+      n: t.arg.int({ defaultValue: 20, description: 'How many, 1 to 200.' }),
+      tag: t.arg.string({ description: 'Only entries with this tag.' }),
+    },
+    resolve: (_r, args, ctx) => recentEntries(readDb(ctx), args.n ?? 20, args.tag),
+  }),
+  connections: t.field({
+    type: [ConnectionRef],
+    description: 'Every edge touching an entry, heaviest first.',
+    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
+    resolve: async (_r, args, ctx) => {
+      const entry = await requireEntry(readDb(ctx), String(args.id));
+      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null);
+    },
+  }),
+  count: t.int({
+    description: 'How many entries match all the given filters.',
+    args: {
+      kind: t.arg({ type: EntryKindEnum, description: 'Only this kind.' }),
+      status: t.arg({ type: EntryStatusEnum, description: 'Only this status.' }),
+      tag: t.arg.string({ description: 'Only entries with this tag.' }),
+    },
+    resolve: (_r, args, ctx) => countEntries(readDb(ctx), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  capture: t.field({
+    type: CaptureResultRef,
+    description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
+    args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
+    resolve: (_r, { input }, ctx) => {
+      const capture = { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+      checkCaptureInput(capture);
+      return runWrite(ctx, (scope) => captureEntry(scope, capture));
+    },
+  }),
+  append: t.field({
+    type: EntryRef,
+    description: 'Appends text to an entry (blank line between); the old content becomes a revision.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Entry id.' }),
+      addition: t.arg.string({ required: true, description: 'The text to append.' }),
+    },
+    resolve: (_r, args, ctx) => {
+      checkContent(args.addition, 'addition');
+      return runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition));
+    },
+  }),
+  update: t.field({
+    type: EntryRef,
+    description: 'Replaces an entry’s content; the old content becomes a revision.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Entry id.' }),
+      content: t.arg.string({ required: true, description: 'The new content.' }),
+    },
+    resolve: (_r, args, ctx) => {
+      checkContent(args.content);
+      return runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content));
+    },
+  }),
+  setStatus: t.field({
+    type: EntryRef,
+    description: 'Sets an entry’s status.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Entry id.' }),
+      status: t.arg({ type: EntryStatusEnum, required: true, description: 'The new status.' }),
+    },
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => setEntryStatus(scope, String(args.id), args.status)),
+  }),
+  forget: t.field({
+    type: ForgetResultRef,
+    description: 'Removes an entry with its tags, revisions, edges and index row.',
+    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => forgetEntry(scope, String(args.id))),
+  }),
+}));
+

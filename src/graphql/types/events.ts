@@ -1,0 +1,137 @@
+import { readEventLog } from '../../events/log.ts';
+import { workspaceEvents } from '../../events/stream.ts';
+import type { MemoryEventRecord } from '../../events/types.ts';
+import { badInput } from '../../memory/errors.ts';
+import { checkRange, type EntryKind, LIMITS, type MemoryEventType, normalizeTag } from '../../memory/model.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { readDb } from '../guards.ts';
+import { createLoaders } from '../loaders.ts';
+import { EdgeRef } from './edge.ts';
+import { EntryRef } from './entry.ts';
+import { CaptureOutcomeEnum, EdgeTypeEnum, EntryKindEnum, MemoryEventTypeEnum } from './enums.ts';
+
+const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').implement({
+  description: 'One committed write, from the workspace’s event log.',
+  fields: (t) => ({
+    seq: t.exposeInt('seq', { description: 'Position in the workspace’s log: 1, 2, 3, … with no gaps.' }),
+    type: t.field({ type: MemoryEventTypeEnum, description: 'What happened.', resolve: (e) => e.type }),
+    at: t.field({ type: 'DateTime', description: 'When it committed.', resolve: (e) => e.at }),
+    entryId: t.exposeID('entryId', { nullable: true, description: 'The entry concerned (the source entry for edges).' }),
+    entry: t.field({
+      type: EntryRef,
+      nullable: true,
+      description: 'The entry as it is now; null once forgotten.',
+      resolve: (e, _a, ctx) => (e.entryId ? ctx.loaders.entry.load(e.entryId) : null),
+    }),
+    edge: t.field({
+      type: EdgeRef,
+      nullable: true,
+      description: 'The edge as it was written (LINKED) or removed (UNLINKED).',
+      resolve: (e) => e.edge,
+    }),
+    outcome: t.field({
+      type: CaptureOutcomeEnum,
+      nullable: true,
+      description: 'For CAPTURED: STORED, MERGED or REPLACED.',
+      resolve: (e) => e.outcome,
+    }),
+    data: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Details: status change {from,to}, merged tags, replaced id, staleness counts.',
+      resolve: (e) => e.data,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  eventLog: t.field({
+    type: [MemoryEventRef],
+    description: 'Committed events after `sinceSeq`, oldest first.',
+    args: {
+      sinceSeq: t.arg.int({ defaultValue: 0, description: 'Return events with a larger seq.' }),
+      limit: t.arg.int({ defaultValue: 100, description: 'At most this many, 1 to 1,000.' }),
+    },
+    resolve: (_r, args, ctx) => {
+      const db = readDb(ctx);
+      const sinceSeq = args.sinceSeq ?? 0;
+      if (sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
+      return readEventLog(db, ctx.access.workspaceId, sinceSeq, checkRange(args.limit ?? 100, LIMITS.eventLogLimit, 'limit'));
+    },
+  }),
+}));
+
+/**
+ * A subscription's events, filtered. Each event is resolved with fresh loaders, so an
+ * entry shows as it is when its event is delivered, not as an earlier event cached it.
+ */
+function subscribeEvents(
+  ctx: Context,
+  sinceSeq: number | null,
+  accept: (e: MemoryEventRecord) => boolean | Promise<boolean>,
+): AsyncIterable<MemoryEventRecord> {
+  const db = readDb(ctx);
+  if (sinceSeq !== null && sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
+  const source = workspaceEvents(ctx.bus, db, ctx.access.workspaceId, { sinceSeq });
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for await (const event of source) {
+          ctx.loaders = createLoaders(db);
+          if (await accept(event)) yield event;
+        }
+      } finally {
+        await source.return?.();
+      }
+    },
+  };
+}
+
+async function entryMatches(ctx: Context, e: MemoryEventRecord, tag: string | null, kind: EntryKind | null) {
+  if (tag === null && kind === null) return true;
+  if (!e.entryId) return false;
+  const entry = await ctx.loaders.entry.load(e.entryId);
+  if (!entry) return false;
+  if (kind !== null && entry.kind !== kind) return false;
+  return tag === null || (await ctx.loaders.tags.load(e.entryId)).includes(tag);
+}
+
+builder.subscriptionType({ description: 'Live events of the caller’s workspace.' });
+
+builder.subscriptionFields((t) => ({
+  captured: t.field({
+    type: MemoryEventRef,
+    description: 'CAPTURED events (STORED, MERGED, REPLACED), optionally only for entries with a tag or kind.',
+    args: {
+      tag: t.arg.string({ description: 'Only entries carrying this tag.' }),
+      kind: t.arg({ type: EntryKindEnum, description: 'Only entries of this kind.' }),
+    },
+    subscribe: (_r, args, ctx) => {
+      const tag = args.tag == null ? null : normalizeTag(args.tag);
+      return subscribeEvents(ctx, null, (e) => e.type === 'CAPTURED' && entryMatches(ctx, e, tag, args.kind ?? null));
+    },
+    resolve: (e) => e,
+  }),
+  linked: t.field({
+    type: MemoryEventRef,
+    description: 'LINKED events, optionally only for one edge type.',
+    args: { type: t.arg({ type: EdgeTypeEnum, description: 'Only edges of this type.' }) },
+    subscribe: (_r, args, ctx) =>
+      subscribeEvents(ctx, null, (e) => e.type === 'LINKED' && (args.type == null || e.edge?.type === args.type)),
+    resolve: (e) => e,
+  }),
+  events: t.field({
+    type: MemoryEventRef,
+    description: 'Every event, optionally of some types. With sinceSeq, replays the log after it first, then goes live: no gap, no duplicate.',
+    args: {
+      types: t.arg({ type: [MemoryEventTypeEnum], description: 'Only these types.' }),
+      sinceSeq: t.arg.int({ description: 'Replay committed events after this seq before going live.' }),
+    },
+    subscribe: (_r, args, ctx) => {
+      const types = args.types ? new Set<MemoryEventType>(args.types) : null;
+      return subscribeEvents(ctx, args.sinceSeq ?? null, (e) => types === null || types.has(e.type));
+    },
+    resolve: (e) => e,
+  }),
+}));

@@ -1,0 +1,77 @@
+import type { EdgeSnapshot } from '../../events/types.ts';
+import { badInput, notFound } from '../../memory/errors.ts';
+import { edgeSnapshot } from '../../memory/link.ts';
+import { checkRange, LIMITS } from '../../memory/model.ts';
+import { edgesAmong, entriesByIds } from '../../memory/queries.ts';
+import { walkGraph } from '../../retrieval/graph.ts';
+import { builder } from '../builder.ts';
+import { readDb } from '../guards.ts';
+import { EdgeRef } from './edge.ts';
+import { EntryRef } from './entry.ts';
+
+interface GraphNodeShape {
+  id: string;
+  hop: number;
+  score: number;
+}
+
+const GraphNodeRef = builder.objectRef<GraphNodeShape>('GraphNode').implement({
+  description: 'An entry in a graph view, with its distance from the nearest seed.',
+  fields: (t) => ({
+    entry: t.field({
+      type: EntryRef,
+      description: 'The entry.',
+      resolve: async (n, _a, ctx) => {
+        const entry = await ctx.loaders.entry.load(n.id);
+        if (!entry) throw new Error(`graph node ${n.id} no longer exists`);
+        return entry;
+      },
+    }),
+    hop: t.exposeInt('hop', { description: 'Edges from the nearest seed (0 for a seed).' }),
+    score: t.exposeFloat('score', { description: '0.6^hop times the weights of the edges on the way.' }),
+  }),
+});
+
+const GraphViewRef = builder
+  .objectRef<{ nodes: GraphNodeShape[]; edges: EdgeSnapshot[]; truncated: boolean }>('GraphView')
+  .implement({
+    description: 'The neighbourhood of some entries: nodes, and every edge among them.',
+    fields: (t) => ({
+      nodes: t.field({ type: [GraphNodeRef], description: 'Seeds first, then by hop and score.', resolve: (g) => g.nodes }),
+      edges: t.field({ type: [EdgeRef], description: 'All edges between returned nodes.', resolve: (g) => g.edges }),
+      truncated: t.exposeBoolean('truncated', {
+        description: 'True when the fanout (8 per node) or the node cap (50) left reachable nodes out.',
+      }),
+    }),
+  });
+
+builder.queryFields((t) => ({
+  graphView: t.field({
+    type: GraphViewRef,
+    description: 'Walks edges in both directions from the seeds, heaviest first: ≤ 8 per node, ≤ 50 nodes.',
+    args: {
+      seedIds: t.arg.idList({ required: true, description: 'Up to 50 entry ids to start from.' }),
+      hops: t.arg.int({ defaultValue: 1, description: 'How far to walk, 0 to 3.' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const db = readDb(ctx);
+      const hops = checkRange(args.hops ?? 1, LIMITS.hops, 'hops');
+      const seeds = [...new Set(args.seedIds.map(String))];
+      if (seeds.length > LIMITS.graphSeedsMax) throw badInput(`at most ${LIMITS.graphSeedsMax} seed ids`, 'seedIds');
+      const found = new Set((await entriesByIds(db, seeds)).map((e) => e.id));
+      const missing = seeds.find((id) => !found.has(id));
+      if (missing !== undefined) throw notFound(missing);
+      const walk = await walkGraph(db, seeds, hops, {
+        fanout: LIMITS.graphFanout,
+        nodeCap: LIMITS.graphNodeCap,
+        checkTruncation: true,
+      });
+      const nodes = walk.nodes.map((n) => ({ id: n.id, hop: n.hop, score: n.score }));
+      const edges = await edgesAmong(
+        db,
+        nodes.map((n) => n.id),
+      );
+      return { nodes, edges: edges.map(edgeSnapshot), truncated: walk.truncated };
+    },
+  }),
+}));

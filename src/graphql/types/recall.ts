@@ -1,0 +1,115 @@
+import { edgeSnapshot } from '../../memory/link.ts';
+import { type RecallHitResult, type RecallOutput, recallEntries } from '../../retrieval/pipeline.ts';
+import { builder } from '../builder.ts';
+import { readDb } from '../guards.ts';
+import { EdgeRef } from './edge.ts';
+import { EntryRef } from './entry.ts';
+import { ClaimTagEnum, EntryKindEnum, EntryStatusEnum, RecallArmEnum, VolatilityEnum } from './enums.ts';
+
+type Explain = RecallHitResult['explain'];
+
+const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
+  description: 'The parts of a recall hit’s score.',
+  fields: (t) => ({
+    keywordRank: t.exposeInt('keywordRank', { nullable: true, description: 'Rank in the keyword (BM25) arm, 1-based.' }),
+    bm25: t.exposeFloat('bm25', { nullable: true, description: 'BM25 relevance (higher is better).' }),
+    graphScore: t.exposeFloat('graphScore', { nullable: true, description: 'Graph arm score: seed × 0.6^hop × edge weight.' }),
+    vectorRank: t.exposeInt('vectorRank', { nullable: true, description: 'Rank in the vector arm (no vector arm yet).' }),
+    rrf: t.exposeFloat('rrf', { description: 'Reciprocal rank fusion score (k = 60) over the arms.' }),
+    decay: t.exposeFloat('decay', { description: 'Time decay factor by volatility, with its floor.' }),
+    recallBoost: t.exposeFloat('recallBoost', { description: 'Boost from how often it was recalled before.' }),
+    importance: t.exposeFloat('importance', { description: 'Importance factor, 0.5 + importance.' }),
+    tagOverlap: t.exposeFloat('tagOverlap', { description: 'Factor from tags shared with the query.' }),
+    final: t.exposeFloat('final', { description: 'The score: rrf × decay × recallBoost × importance × tagOverlap (× penalties).' }),
+  }),
+});
+
+const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
+  description: 'One recalled entry, with why and how it was found.',
+  fields: (t) => ({
+    entry: t.field({ type: EntryRef, description: 'The entry.', resolve: (h) => h.entry }),
+    rank: t.exposeInt('rank', { description: 'Final position, 1-based, after diversity (MMR).' }),
+    score: t.exposeFloat('score', { description: 'Relevance before diversity; equals explain.final.' }),
+    snippet: t.exposeString('snippet', { description: 'The content, or a window of it around the matched terms.' }),
+    truncated: t.exposeBoolean('truncated', { description: 'True when the snippet is shorter than the content.' }),
+    arms: t.field({ type: [RecallArmEnum], description: 'The arms that found it.', resolve: (h) => h.arms }),
+    hop: t.exposeInt('hop', { nullable: true, description: 'Edges from the nearest keyword seed, when the graph arm found it.' }),
+    via: t.field({
+      type: EdgeRef,
+      nullable: true,
+      description: 'The edge the graph arm reached it by.',
+      resolve: (h) => (h.via ? edgeSnapshot(h.via) : null),
+    }),
+    explain: t.field({ type: ScoreExplainRef, description: 'The score’s parts.', resolve: (h) => h.explain }),
+  }),
+});
+
+const TimeRangeRef = builder.objectRef<NonNullable<RecallOutput['timeRange']>>('TimeRange').implement({
+  description: 'A time range read from the query; `to` is exclusive.',
+  fields: (t) => ({
+    from: t.field({ type: 'DateTime', nullable: true, description: 'Start, inclusive.', resolve: (r) => r.from }),
+    to: t.field({ type: 'DateTime', nullable: true, description: 'End, exclusive.', resolve: (r) => r.to }),
+    phrase: t.exposeString('phrase', { description: 'The phrase it came from.' }),
+  }),
+});
+
+const RecallOmissionRef = builder.objectRef<RecallOutput['omitted'][number]>('RecallOmission').implement({
+  description: 'A candidate recall dropped, and why.',
+  fields: (t) => ({
+    entryId: t.exposeID('entryId', { description: 'The dropped entry.' }),
+    reason: t.exposeString('reason', { description: 'Why it was dropped.' }),
+  }),
+});
+
+const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implement({
+  description: 'Ranked memories for a plain-language query, within a character budget.',
+  fields: (t) => ({
+    query: t.exposeString('query', { description: 'The query as given.' }),
+    queryUsed: t.exposeString('queryUsed', { description: 'The query with its time phrase removed.' }),
+    timeRange: t.field({ type: TimeRangeRef, nullable: true, description: 'The time range read from the query.', resolve: (r) => r.timeRange }),
+    hits: t.field({ type: [RecallHitRef], description: 'The hits in rank order.', resolve: (r) => r.hits }),
+    candidates: t.exposeInt('candidates', { description: 'Distinct candidates considered after fusion.' }),
+    usedChars: t.exposeInt('usedChars', { description: 'Sum of the snippets’ lengths.' }),
+    budgetChars: t.exposeInt('budgetChars', { nullable: true, description: 'The snippet budget (12,000), or null with full.' }),
+    omitted: t.field({ type: [RecallOmissionRef], description: 'Up to 50 dropped candidates, best first.', resolve: (r) => r.omitted }),
+    policyVersion: t.exposeString('policyVersion', { description: 'The ranking policy that scored this result.' }),
+  }),
+});
+
+const RecallFilterRef = builder.inputType('RecallFilter', {
+  description: 'Filters applied before ranking; an entry must pass all of them.',
+  fields: (t) => ({
+    kinds: t.field({ type: [EntryKindEnum], description: 'Only these kinds.' }),
+    statuses: t.field({ type: [EntryStatusEnum], description: 'Only these statuses (default: all but DEPRECATED).' }),
+    volatilities: t.field({ type: [VolatilityEnum], description: 'Only these volatilities.' }),
+    claimTags: t.field({ type: [ClaimTagEnum], description: 'Only these claim tags.' }),
+    tags: t.stringList({ description: 'Entries must carry all of these tags.' }),
+    since: t.field({ type: 'DateTime', description: 'Happened (or was stored) at or after this instant.' }),
+    until: t.field({ type: 'DateTime', description: 'Happened (or was stored) before this instant.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  recall: t.field({
+    type: RecallResultRef,
+    description: 'Ranked recall: keyword (BM25) and graph arms, fused, reranked and budgeted (CONTRACT §6).',
+    args: {
+      query: t.arg.string({ required: true, description: 'Plain words, 1 to 1,000 characters; time phrases become a range.' }),
+      topK: t.arg.int({ defaultValue: 8, description: 'How many hits, 1 to 50.' }),
+      hops: t.arg.int({ defaultValue: 1, description: 'Graph hops from keyword hits, 0 to 3.' }),
+      full: t.arg.boolean({ defaultValue: false, description: 'Return whole contents, bypassing snippet budgets.' }),
+      tag: t.arg.string({ description: 'Only entries with this tag.' }),
+      kind: t.arg({ type: EntryKindEnum, description: 'Only entries of this kind.' }),
+      filter: t.arg({ type: RecallFilterRef, description: 'More filters, applied before ranking.' }),
+      asOf: t.arg({ type: 'DateTime', description: 'Anchor for relative time phrases and time decay (default now).' }),
+    },
+    resolve: async (_r, args, ctx) => {
+      const input = { ...args, topK: args.topK ?? undefined, hops: args.hops ?? undefined, full: args.full ?? undefined };
+      const result = await recallEntries(readDb(ctx), input, new Date(ctx.now()));
+      // recall_count + 1 for what was returned, written shortly after through the writer.
+      ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
+      for (const hit of result.hits) ctx.loaders.entry.prime(hit.entry.id, hit.entry);
+      return result;
+    },
+  }),
+}));

@@ -1,0 +1,49 @@
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { builder } from '../builder.ts';
+
+// An instant: a date and time with Z or an offset. Bare dates and local times are ambiguous.
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+function parseInstant(value: unknown): Date {
+  if (typeof value === 'string' && ISO_INSTANT.test(value)) {
+    const d = new Date(value);
+    const year = d.getUTCFullYear();
+    if (!Number.isNaN(d.getTime()) && year >= 0 && year <= 9999) return d;
+  }
+  throw new GraphQLError(`DateTime must be an ISO-8601 instant such as 2026-11-30T02:45:00.000Z, got ${JSON.stringify(value)}`, {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+}
+
+builder.scalarType('DateTime', {
+  description: 'An instant in time: ISO-8601 in UTC with a Z on output (2026-11-30T02:45:00.000Z); any ISO-8601 instant on input.',
+  serialize: (value) => new Date(value instanceof Date ? value.getTime() : Number(value)).toISOString(),
+  parseValue: parseInstant,
+  parseLiteral: (node) => parseInstant(node.kind === Kind.STRING ? node.value : null),
+});
+
+function literalToJson(node: ValueNode): unknown {
+  switch (node.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(node.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return node.values.map(literalToJson);
+    case Kind.OBJECT:
+      return Object.fromEntries(node.fields.map((f) => [f.name.value, literalToJson(f.value)]));
+    default:
+      throw new GraphQLError('JSON literals cannot contain variables or enums', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+}
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: literalToJson,
+});

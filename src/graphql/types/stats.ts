@@ -1,0 +1,65 @@
+import type { EntryRow } from '../../db/schema.ts';
+import { type Brief, buildBrief } from '../../memory/brief.ts';
+import { type CountBy, type TagCount, tagCounts, type WorkspaceStats, workspaceStats } from '../../memory/queries.ts';
+import { builder } from '../builder.ts';
+import { readDb } from '../guards.ts';
+import { EntryRef } from './entry.ts';
+
+export const TagCountRef = builder.objectRef<TagCount>('TagCount').implement({
+  description: 'A tag and how many entries carry it.',
+  fields: (t) => ({
+    tag: t.exposeString('tag', { description: 'The normalized tag.' }),
+    count: t.exposeInt('count', { description: 'Entries carrying it.' }),
+  }),
+});
+
+const CountByRef = builder.objectRef<CountBy>('CountBy').implement({
+  description: 'A count of entries or edges sharing one value.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The value (an enum name).' }),
+    count: t.exposeInt('count', { description: 'How many.' }),
+  }),
+});
+
+const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
+  description: 'Counts over the whole workspace.',
+  fields: (t) => ({
+    entries: t.exposeInt('entries', { description: 'Entries.' }),
+    edges: t.exposeInt('edges', { description: 'Edges.' }),
+    tags: t.exposeInt('tags', { description: 'Distinct tags.' }),
+    revisions: t.exposeInt('revisions', { description: 'Stored revisions.' }),
+    byKind: t.field({ type: [CountByRef], description: 'Entries per kind.', resolve: (s) => s.byKind }),
+    byStatus: t.field({ type: [CountByRef], description: 'Entries per status.', resolve: (s) => s.byStatus }),
+    byVolatility: t.field({ type: [CountByRef], description: 'Entries per volatility.', resolve: (s) => s.byVolatility }),
+    byClaimTag: t.field({ type: [CountByRef], description: 'Entries per claim tag.', resolve: (s) => s.byClaimTag }),
+    edgesByType: t.field({ type: [CountByRef], description: 'Edges per type.', resolve: (s) => s.edgesByType }),
+    oldestAt: t.field({ type: 'DateTime', nullable: true, description: 'Creation time of the oldest entry.', resolve: (s) => s.oldestAt }),
+    newestAt: t.field({ type: 'DateTime', nullable: true, description: 'Creation time of the newest entry.', resolve: (s) => s.newestAt }),
+  }),
+});
+
+const BriefRef = builder.objectRef<Brief>('Brief').implement({
+  description: 'A digest of the workspace for an agent’s prompt.',
+  fields: (t) => ({
+    text: t.exposeString('text', { description: 'Plain text, at most 2,000 characters.' }),
+    stats: t.field({ type: StatsRef, description: 'Workspace counts.', resolve: (b) => b.stats }),
+    recent: t.field({ type: [EntryRef], description: 'The newest entries.', resolve: (b): EntryRow[] => b.recent }),
+    important: t.field({ type: [EntryRef], description: 'The most important entries in force.', resolve: (b) => b.important }),
+    stale: t.field({ type: [EntryRef], description: 'Entries that are stale and want review.', resolve: (b) => b.stale }),
+    topTags: t.field({ type: [TagCountRef], description: 'The most used tags.', resolve: (b) => b.topTags }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  tags: t.field({
+    type: [TagCountRef],
+    description: 'Every tag with its entry count, most used first.',
+    resolve: (_r, _a, ctx) => tagCounts(readDb(ctx)),
+  }),
+  stats: t.field({ type: StatsRef, description: 'Counts over the workspace.', resolve: (_r, _a, ctx) => workspaceStats(readDb(ctx)) }),
+  brief: t.field({
+    type: BriefRef,
+    description: 'A digest of the workspace: counts, top tags, recent, important and stale entries.',
+    resolve: (_r, _a, ctx) => buildBrief(readDb(ctx), ctx.now()),
+  }),
+}));

@@ -1,0 +1,80 @@
+import { inArray, sql } from 'drizzle-orm';
+import type { Writer } from '../db/writer.ts';
+import { entries } from '../db/schema.ts';
+
+/** How long read-side bookkeeping may wait before it is written (the contract allows up to 1 s). */
+const FLUSH_DELAY_MS = 50;
+
+/**
+ * Writes that reads cause (recall_count + 1, lazy STALE marking) emit no event and
+ * must not slow the read down: they are collected and written through the workspace
+ * writer shortly after, many reads' worth in one statement.
+ */
+export class Bookkeeper {
+  readonly #writer: Writer;
+  #recalled = new Map<string, number>();
+  #stale = new Set<string>();
+  #timer: NodeJS.Timeout | null = null;
+  #pending: Promise<void> = Promise.resolve();
+
+  constructor(writer: Writer) {
+    this.#writer = writer;
+  }
+
+  /** Counts one more recall for each id. */
+  recalled(ids: readonly string[]): void {
+    for (const id of ids) this.#recalled.set(id, (this.#recalled.get(id) ?? 0) + 1);
+    this.#schedule();
+  }
+
+  /** Marks ids STALE if they are still ACTIVE (a read found them past their volatility limit). */
+  stale(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    for (const id of ids) this.#stale.add(id);
+    this.#schedule();
+  }
+
+  /** Writes whatever is collected now; resolves once it has committed. */
+  flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const recalled = this.#recalled;
+    const stale = [...this.#stale];
+    this.#recalled = new Map();
+    this.#stale = new Set();
+    if (recalled.size === 0 && stale.length === 0) return this.#pending;
+    this.#pending = this.#writer
+      .run(async ({ db }) => {
+        // Group ids by increment so that one statement covers each group.
+        const byCount = new Map<number, string[]>();
+        for (const [id, count] of recalled) byCount.set(count, [...(byCount.get(count) ?? []), id]);
+        for (const [count, ids] of byCount) {
+          await db
+            .update(entries)
+            .set({ recallCount: sql`${entries.recallCount} + ${count}` })
+            .where(inArray(entries.id, ids));
+        }
+        if (stale.length > 0) {
+          await db
+            .update(entries)
+            .set({ status: 'STALE' })
+            .where(sql`${inArray(entries.id, stale)} AND ${entries.status} = 'ACTIVE'`);
+        }
+      })
+      .catch(() => {
+        // Bookkeeping is best effort: a failed flush (e.g. disk full) loses only counters.
+      });
+    return this.#pending;
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.flush();
+    }, FLUSH_DELAY_MS);
+    this.#timer.unref();
+  }
+}

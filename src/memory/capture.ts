@@ -1,0 +1,123 @@
+import { asc, eq } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
+import { type EntryRow, entries, tags } from '../db/schema.ts';
+import type { WriteScope } from '../db/writer.ts';
+import { badInput, notFound } from './errors.ts';
+import { findEntry } from './queries.ts';
+import { upsertEdge } from './link.ts';
+import {
+  type CaptureOutcome,
+  type ClaimTag,
+  checkContent,
+  contentHash,
+  type EntryKind,
+  type EntryStatus,
+  LIMITS,
+  normalizeTags,
+  type Volatility,
+} from './model.ts';
+
+export interface CaptureInput {
+  content: string;
+  tags?: readonly string[] | null;
+  source?: string | null;
+  kind?: EntryKind | null;
+  status?: EntryStatus | null;
+  volatility?: Volatility | null;
+  importance?: number | null;
+  claimTag?: ClaimTag | null;
+  evidenceRef?: string | null;
+  observedAt?: Date | null;
+  replaces?: string | null;
+}
+
+export interface CaptureResult {
+  outcome: CaptureOutcome;
+  entry: EntryRow;
+  matchId: string | null;
+}
+
+/** Validates everything about a capture that needs no database, so bad input never queues a write. */
+export function checkCaptureInput(input: CaptureInput): void {
+  checkContent(input.content);
+  normalizeTags(input.tags);
+  const importance = input.importance ?? 0.5;
+  if (!Number.isFinite(importance) || importance < 0 || importance > 1) {
+    throw badInput('importance must be between 0 and 1', 'importance');
+  }
+  if (input.source != null && input.source.length > LIMITS.sourceMax) {
+    throw badInput(`source is longer than ${LIMITS.sourceMax} characters`, 'source');
+  }
+  if (input.evidenceRef != null && input.evidenceRef.length > LIMITS.evidenceRefMax) {
+    throw badInput(`evidenceRef is longer than ${LIMITS.evidenceRefMax} characters`, 'evidenceRef');
+  }
+}
+
+/**
+ * Stores a memory, deciding its outcome as the contract orders it: REPLACED when it
+ * replaces a known entry, else MERGED/BLOCKED when the same normalized content exists,
+ * else STORED. BLOCKED writes nothing and emits nothing.
+ */
+export async function captureEntry(scope: WriteScope, input: CaptureInput): Promise<CaptureResult> {
+  checkCaptureInput(input);
+  const { db, now } = scope;
+  const hash = contentHash(input.content);
+  const newTags = normalizeTags(input.tags);
+
+  if (input.replaces != null) {
+    const old = await findEntry(db, input.replaces);
+    if (!old) throw notFound(input.replaces);
+    const entry = await insertEntry(scope, input, hash, newTags);
+    await db.update(entries).set({ status: 'SUPERSEDED', updatedAt: now }).where(eq(entries.id, old.id));
+    await upsertEdge(db, now, { src: entry.id, dst: old.id, type: 'SUPERSEDES', weight: 1, provenance: 'SYSTEM' });
+    await scope.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
+    return { outcome: 'REPLACED', entry, matchId: old.id };
+  }
+
+  const [existing] = await db
+    .select()
+    .from(entries)
+    .where(eq(entries.contentHash, hash))
+    .orderBy(asc(entries.n))
+    .limit(1);
+  if (existing) {
+    const have = new Set((await db.select({ tag: tags.tag }).from(tags).where(eq(tags.entryId, existing.id))).map((r) => r.tag));
+    const missing = newTags.filter((t) => !have.has(t));
+    if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id };
+    await db.insert(tags).values(missing.map((tag) => ({ entryId: existing.id, tag })));
+    const [merged] = await db.update(entries).set({ updatedAt: now }).where(eq(entries.id, existing.id)).returning();
+    await scope.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data: { addedTags: missing } });
+    return { outcome: 'MERGED', entry: merged ?? existing, matchId: existing.id };
+  }
+
+  const entry = await insertEntry(scope, input, hash, newTags);
+  await scope.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
+  return { outcome: 'STORED', entry, matchId: null };
+}
+
+async function insertEntry(scope: WriteScope, input: CaptureInput, hash: string, entryTags: string[]): Promise<EntryRow> {
+  const { db, now } = scope;
+  const [entry] = await db
+    .insert(entries)
+    .values({
+      id: uuidv7(),
+      content: input.content,
+      contentHash: hash,
+      source: input.source ?? null,
+      kind: input.kind ?? 'SEMANTIC',
+      status: input.status ?? 'ACTIVE',
+      volatility: input.volatility ?? 'EVOLVING',
+      volatilitySource: input.volatility ? 'caller' : 'default',
+      importance: input.importance ?? 0.5,
+      claimTag: input.claimTag ?? 'UNKNOWN',
+      evidenceRef: input.evidenceRef ?? null,
+      recallCount: 0,
+      observedAt: input.observedAt ? input.observedAt.getTime() : null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!entry) throw new Error('entry insert returned no row');
+  if (entryTags.length > 0) await db.insert(tags).values(entryTags.map((tag) => ({ entryId: entry.id, tag })));
+  return entry;
+}

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { EntryRow } from '../db/schema.ts';
+import { badInput } from './errors.ts';
+
+/** The contract's enums, as stored in the database (the GraphQL enum names). */
+export const ENTRY_KINDS = ['EPISODIC', 'SEMANTIC', 'PROCEDURAL', 'PERSON', 'PROJECT', 'DOCUMENT'] as const;
+export const ENTRY_STATUSES = ['ACTIVE', 'CANONICAL', 'STALE', 'SUPERSEDED', 'DEPRECATED'] as const;
+export const VOLATILITIES = ['DURABLE', 'EVOLVING', 'EPHEMERAL'] as const;
+export const CLAIM_TAGS = ['VERIFIED', 'INFERRED', 'UNKNOWN'] as const;
+export const EDGE_TYPES = [
+  'RELATES_TO',
+  'SUPERSEDES',
+  'CAUSED_BY',
+  'DECIDED',
+  'ABOUT_PERSON',
+  'PART_OF_PROJECT',
+  'FOLLOWS',
+  'DOCUMENT_OF',
+] as const;
+export const PROVENANCES = ['EXPLICIT', 'INFERRED', 'SYSTEM'] as const;
+export const CAPTURE_OUTCOMES = ['STORED', 'BLOCKED', 'MERGED', 'REPLACED'] as const;
+export const FRESHNESS = ['CURRENT', 'AGING', 'STALE', 'SUPERSEDED'] as const;
+export const DIRECTIONS = ['OUT', 'IN', 'BOTH'] as const;
+export const REVISION_OPS = ['APPEND', 'UPDATE'] as const;
+export const EVENT_TYPES = [
+  'CAPTURED',
+  'APPENDED',
+  'UPDATED',
+  'STATUS_CHANGED',
+  'FORGOTTEN',
+  'LINKED',
+  'UNLINKED',
+  'STALENESS_PASS',
+] as const;
+export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic'] as const;
+
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+export type EntryStatus = (typeof ENTRY_STATUSES)[number];
+export type Volatility = (typeof VOLATILITIES)[number];
+export type ClaimTag = (typeof CLAIM_TAGS)[number];
+export type EdgeType = (typeof EDGE_TYPES)[number];
+export type Provenance = (typeof PROVENANCES)[number];
+export type CaptureOutcome = (typeof CAPTURE_OUTCOMES)[number];
+export type Freshness = (typeof FRESHNESS)[number];
+export type Direction = (typeof DIRECTIONS)[number];
+export type RevisionOp = (typeof REVISION_OPS)[number];
+export type MemoryEventType = (typeof EVENT_TYPES)[number];
+
+/** Limits of CONTRACT §6 and §8. */
+export const LIMITS = {
+  contentMax: 100_000,
+  tagsMax: 32,
+  tagLengthMax: 64,
+  sourceMax: 2_000,
+  evidenceRefMax: 2_000,
+  metadataMax: 16_000,
+  topK: [1, 50],
+  hops: [0, 3],
+  queryLength: [1, 1_000],
+  graphSeedsMax: 50,
+  recentN: [1, 200],
+  eventLogLimit: [1, 1_000],
+  stalenessLimit: [1, 10_000],
+  graphFanout: 8,
+  graphNodeCap: 50,
+} as const;
+
+const DAY = 86_400_000;
+/** How long an entry stays fresh, by volatility (CONTRACT §6); null = never stale. */
+export const VOLATILITY_MAX_AGE_MS: Record<Volatility, number | null> = {
+  DURABLE: null,
+  EVOLVING: 90 * DAY,
+  EPHEMERAL: 7 * DAY,
+};
+
+/** Unicode NFC, trimmed, whitespace runs folded to one space, lower-cased. */
+export function normalizeContent(content: string): string {
+  return content.normalize('NFC').trim().replace(/\s+/gu, ' ').toLowerCase();
+}
+
+/** Hex sha-256 of the normalized content: the dedup key of `capture`. */
+export function contentHash(content: string): string {
+  return createHash('sha256').update(normalizeContent(content), 'utf8').digest('hex');
+}
+
+/** Validates content for a write: non-empty after trimming, at most 100,000 characters. */
+export function checkContent(content: string, field = 'content'): string {
+  if (content.trim().length === 0) throw badInput(`${field} must not be empty`, field);
+  if (content.length > LIMITS.contentMax) {
+    throw badInput(`${field} is longer than ${LIMITS.contentMax} characters`, field);
+  }
+  return content;
+}
+
+/** Trims, lower-cases and de-duplicates tags; enforces the count and length limits. */
+export function normalizeTags(tags: readonly string[] | null | undefined): string[] {
+  if (!tags) return [];
+  if (tags.length > LIMITS.tagsMax) throw badInput(`at most ${LIMITS.tagsMax} tags`, 'tags');
+  const out = new Set<string>();
+  for (const raw of tags) {
+    const tag = raw.normalize('NFC').trim().toLowerCase();
+    if (tag.length === 0) throw badInput('a tag must not be empty', 'tags');
+    if (tag.length > LIMITS.tagLengthMax) throw badInput(`a tag is longer than ${LIMITS.tagLengthMax} characters`, 'tags');
+    out.add(tag);
+  }
+  return [...out];
+}
+
+/** A single tag argument of a read (no limits beyond normalization). */
+export function normalizeTag(tag: string): string {
+  return tag.normalize('NFC').trim().toLowerCase();
+}
+
+export function checkRange(value: number, [min, max]: readonly [number, number], field: string): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw badInput(`${field} must be an integer from ${min} to ${max}`, field);
+  }
+  return value;
+}
+
+/**
+ * Freshness at read time (CONTRACT §6). `superseded` says whether a SUPERSEDES edge
+ * points at the entry. Uses the real clock, never a recall's `asOf`.
+ */
+export function freshnessOf(entry: Pick<EntryRow, 'status' | 'volatility' | 'updatedAt'>, superseded: boolean, now: number): Freshness {
+  if (entry.status === 'SUPERSEDED' || superseded) return 'SUPERSEDED';
+  if (entry.status === 'STALE') return 'STALE';
+  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility as Volatility];
+  if (maxAge === null || maxAge === undefined) return 'CURRENT';
+  const age = now - entry.updatedAt;
+  if (age > maxAge) return 'STALE';
+  if (age > maxAge / 2) return 'AGING';
+  return 'CURRENT';
+}
+
+/** True when a read should mark this entry STALE (lazy staleness): ACTIVE and past its limit. */
+export function isOverAge(entry: Pick<EntryRow, 'status' | 'volatility' | 'updatedAt'>, now: number): boolean {
+  if (entry.status !== 'ACTIVE') return false;
+  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility as Volatility];
+  return maxAge != null && now - entry.updatedAt > maxAge;
+}

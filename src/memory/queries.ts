@@ -1,0 +1,219 @@
+import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
+import { notFound } from './errors.ts';
+import { checkRange, type EntryKind, type EntryStatus, LIMITS, normalizeTag } from './model.ts';
+
+/** The entry with this id, or undefined; any string is a valid lookup key. */
+export async function findEntry(db: Db, id: string): Promise<EntryRow | undefined> {
+  const [row] = await db.select().from(entries).where(eq(entries.id, id)).limit(1);
+  return row;
+}
+
+/** The entry with this id, or NOT_FOUND. */
+export async function requireEntry(db: Db, id: string): Promise<EntryRow> {
+  const row = await findEntry(db, id);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+export async function entriesByIds(db: Db, ids: readonly string[]): Promise<EntryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(entries)
+    .where(inArray(entries.id, [...ids]));
+}
+
+/** Tags of each entry, sorted. */
+export async function tagsByEntryIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(tags)
+    .where(inArray(tags.entryId, [...ids]))
+    .orderBy(asc(tags.entryId), asc(tags.tag));
+  for (const r of rows) out.set(r.entryId, [...(out.get(r.entryId) ?? []), r.tag]);
+  return out;
+}
+
+/** Revisions of each entry, oldest first. */
+export async function revisionsByEntryIds(db: Db, ids: readonly string[]): Promise<Map<string, RevisionRow[]>> {
+  const out = new Map<string, RevisionRow[]>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(revisions)
+    .where(inArray(revisions.entryId, [...ids]))
+    .orderBy(asc(revisions.id));
+  for (const r of rows) out.set(r.entryId, [...(out.get(r.entryId) ?? []), r]);
+  return out;
+}
+
+/** Every edge touching any of the entries, heaviest first. */
+export async function edgesTouching(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
+  if (ids.length === 0) return [];
+  const list = [...ids];
+  return db
+    .select()
+    .from(edges)
+    .where(or(inArray(edges.src, list), inArray(edges.dst, list)))
+    .orderBy(desc(edges.weight), asc(edges.createdAt));
+}
+
+/** Edges among a set of entries (both ends inside). */
+export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
+  if (ids.length === 0) return [];
+  const list = [...ids];
+  return db
+    .select()
+    .from(edges)
+    .where(and(inArray(edges.src, list), inArray(edges.dst, list)))
+    .orderBy(asc(edges.src), asc(edges.dst), asc(edges.type));
+}
+
+/** The ids among `ids` that a SUPERSEDES edge points at. */
+export async function supersededAmong(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ dst: edges.dst })
+    .from(edges)
+    .where(and(eq(edges.type, 'SUPERSEDES'), inArray(edges.dst, [...ids])));
+  return new Set(rows.map((r) => r.dst));
+}
+
+/** Newest first by created_at, ties in reverse insertion order. */
+export async function recentEntries(db: Db, n: number, tag?: string | null): Promise<EntryRow[]> {
+  checkRange(n, LIMITS.recentN, 'n');
+  const order = [desc(entries.createdAt), desc(entries.n)];
+  if (tag == null) return db.select().from(entries).orderBy(...order).limit(n);
+  const rows = await db
+    .select({ entry: entries })
+    .from(entries)
+    .innerJoin(tags, eq(tags.entryId, entries.id))
+    .where(eq(tags.tag, normalizeTag(tag)))
+    .orderBy(...order)
+    .limit(n);
+  return rows.map((r) => r.entry);
+}
+
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+/** Every tag with the number of entries carrying it, most used first. */
+export async function tagCounts(db: Db, limit?: number): Promise<TagCount[]> {
+  const q = db
+    .select({ tag: tags.tag, count: count() })
+    .from(tags)
+    .groupBy(tags.tag)
+    .orderBy(desc(count()), asc(tags.tag));
+  return limit ? q.limit(limit) : q;
+}
+
+export async function countEntries(
+  db: Db,
+  f: { kind?: EntryKind | null; status?: EntryStatus | null; tag?: string | null },
+): Promise<number> {
+  const conds = [];
+  if (f.kind) conds.push(eq(entries.kind, f.kind));
+  if (f.status) conds.push(eq(entries.status, f.status));
+  if (f.tag != null) {
+    conds.push(sql`EXISTS (SELECT 1 FROM ${tags} WHERE ${tags.entryId} = ${entries.id} AND ${tags.tag} = ${normalizeTag(f.tag)})`);
+  }
+  const [row] = await db
+    .select({ n: count() })
+    .from(entries)
+    .where(conds.length ? and(...conds) : undefined);
+  return row?.n ?? 0;
+}
+
+export interface CountBy {
+  key: string;
+  count: number;
+}
+
+export interface WorkspaceStats {
+  entries: number;
+  edges: number;
+  tags: number;
+  revisions: number;
+  byKind: CountBy[];
+  byStatus: CountBy[];
+  byVolatility: CountBy[];
+  byClaimTag: CountBy[];
+  edgesByType: CountBy[];
+  oldestAt: number | null;
+  newestAt: number | null;
+}
+
+export async function workspaceStats(db: Db): Promise<WorkspaceStats> {
+  const by = (col: typeof entries.kind | typeof entries.status | typeof entries.volatility | typeof entries.claimTag) =>
+    db
+      .select({ key: col, count: count() })
+      .from(entries)
+      .groupBy(col)
+      .orderBy(desc(count()), asc(col)) as Promise<CountBy[]>;
+  const [totals, edgeTotal, tagTotal, revTotal, byKind, byStatus, byVolatility, byClaimTag, edgesByType] =
+    await Promise.all([
+      db.select({ n: count(), oldest: min(entries.createdAt), newest: max(entries.createdAt) }).from(entries),
+      db.select({ n: count() }).from(edges),
+      db.select({ n: countDistinct(tags.tag) }).from(tags),
+      db.select({ n: count() }).from(revisions),
+      by(entries.kind),
+      by(entries.status),
+      by(entries.volatility),
+      by(entries.claimTag),
+      db
+        .select({ key: edges.type, count: count() })
+        .from(edges)
+        .groupBy(edges.type)
+        .orderBy(desc(count()), asc(edges.type)),
+    ]);
+  return {
+    entries: totals[0]?.n ?? 0,
+    edges: edgeTotal[0]?.n ?? 0,
+    tags: tagTotal[0]?.n ?? 0,
+    revisions: revTotal[0]?.n ?? 0,
+    byKind,
+    byStatus,
+    byVolatility,
+    byClaimTag,
+    edgesByType,
+    oldestAt: totals[0]?.oldest ?? null,
+    newestAt: totals[0]?.newest ?? null,
+  };
+}
+
+/** The most important entries that are still in force. */
+export async function importantEntries(db: Db, n: number): Promise<EntryRow[]> {
+  return db
+    .select()
+    .from(entries)
+    .where(inArray(entries.status, ['ACTIVE', 'CANONICAL']))
+    .orderBy(desc(entries.importance), desc(entries.updatedAt), desc(entries.n))
+    .limit(n);
+}
+
+/** Entries marked STALE, or ACTIVE past their volatility limit at `now`. */
+export async function staleEntries(db: Db, n: number, now: number): Promise<EntryRow[]> {
+  return db
+    .select()
+    .from(entries)
+    .where(
+      or(
+        eq(entries.status, 'STALE'),
+        and(
+          eq(entries.status, 'ACTIVE'),
+          or(
+            and(eq(entries.volatility, 'EVOLVING'), sql`${entries.updatedAt} < ${now - 90 * 86_400_000}`),
+            and(eq(entries.volatility, 'EPHEMERAL'), sql`${entries.updatedAt} < ${now - 7 * 86_400_000}`),
+          ),
+        ),
+      ),
+    )
+    .orderBy(asc(entries.updatedAt))
+    .limit(n);
+}

@@ -1,0 +1,58 @@
+import { eq } from 'drizzle-orm';
+import { type EntryRow, entries, revisions } from '../db/schema.ts';
+import type { WriteScope } from '../db/writer.ts';
+import { requireEntry } from './queries.ts';
+import { badInput } from './errors.ts';
+import { checkContent, contentHash, type EntryStatus, LIMITS, type RevisionOp } from './model.ts';
+
+/** Appends text to an entry: the old content becomes an APPEND revision. */
+export async function appendEntry(scope: WriteScope, id: string, addition: string): Promise<EntryRow> {
+  checkContent(addition, 'addition');
+  const entry = await requireEntry(scope.db, id);
+  const content = `${entry.content}\n\n${addition}`;
+  if (content.length > LIMITS.contentMax) {
+    throw badInput(`the appended content would be longer than ${LIMITS.contentMax} characters`, 'addition');
+  }
+  return revise(scope, entry, content, 'APPEND');
+}
+
+/** Replaces an entry's content: the old content becomes an UPDATE revision. */
+export async function updateEntry(scope: WriteScope, id: string, content: string): Promise<EntryRow> {
+  checkContent(content);
+  const entry = await requireEntry(scope.db, id);
+  return revise(scope, entry, content, 'UPDATE');
+}
+
+async function revise(scope: WriteScope, entry: EntryRow, content: string, op: RevisionOp): Promise<EntryRow> {
+  const { db, now } = scope;
+  await db.insert(revisions).values({ entryId: entry.id, content: entry.content, op, at: now });
+  // The FTS trigger on UPDATE OF content keeps the index in step inside this transaction.
+  const [row] = await db
+    .update(entries)
+    .set({ content, contentHash: contentHash(content), updatedAt: now })
+    .where(eq(entries.id, entry.id))
+    .returning();
+  if (!row) throw new Error('entry update returned no row');
+  await scope.emit({ type: op === 'APPEND' ? 'APPENDED' : 'UPDATED', entryId: entry.id });
+  return row;
+}
+
+/** Sets an entry's status; the change refreshes updated_at, so a revived entry is not re-marked stale at once. */
+export async function setEntryStatus(scope: WriteScope, id: string, status: EntryStatus): Promise<EntryRow> {
+  const { db, now } = scope;
+  const entry = await requireEntry(db, id);
+  const [row] = await db.update(entries).set({ status, updatedAt: now }).where(eq(entries.id, id)).returning();
+  if (!row) throw new Error('entry update returned no row');
+  await scope.emit({ type: 'STATUS_CHANGED', entryId: id, data: { from: entry.status, to: status } });
+  return row;
+}
+
+/** Removes an entry with its tags, revisions, edges (both ends) and FTS row; the event log keeps its id. */
+export async function forgetEntry(scope: WriteScope, id: string): Promise<{ id: string; forgotten: true }> {
+  const { db } = scope;
+  await requireEntry(db, id);
+  // Tags, revisions and edges go by ON DELETE CASCADE; the FTS row by trigger.
+  await db.delete(entries).where(eq(entries.id, id));
+  await scope.emit({ type: 'FORGOTTEN', entryId: id });
+  return { id, forgotten: true };
+}

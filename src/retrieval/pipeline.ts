@@ -1,0 +1,442 @@
+import { and, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../db/client.ts';
+import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
+import { badInput } from '../memory/errors.ts';
+import {
+  type ClaimTag,
+  checkRange,
+  type EntryKind,
+  type EntryStatus,
+  LIMITS,
+  normalizeTag,
+  type Volatility,
+} from '../memory/model.ts';
+import { fuseRankings, type RecallArm } from './fuse.ts';
+import { walkGraph, type WalkNode } from './graph.ts';
+import { searchKeyword } from './keyword.ts';
+import { RANKING_POLICY } from './policy.ts';
+import { buildPrefilter, effectiveStatuses } from './prefilter.ts';
+import { buildMatchExpression, contentStems, extractTerms, lightStem } from './query.ts';
+import {
+  coverageFactor,
+  decayFactor,
+  importanceFactor,
+  mmrSelect,
+  recallBoostFactor,
+  tagOverlapFactor,
+} from './rerank.ts';
+import { planSnippets } from './snippet.ts';
+import { rewriteTemporal } from './temporal.ts';
+
+export interface RecallInput {
+  query: string;
+  topK?: number;
+  hops?: number;
+  full?: boolean;
+  tag?: string | null;
+  kind?: EntryKind | null;
+  filter?: {
+    kinds?: EntryKind[] | null;
+    statuses?: EntryStatus[] | null;
+    volatilities?: Volatility[] | null;
+    claimTags?: ClaimTag[] | null;
+    tags?: string[] | null;
+    since?: Date | null;
+    until?: Date | null;
+  } | null;
+  asOf?: Date | null;
+}
+
+export interface RecallExplain {
+  keywordRank: number | null;
+  /** Okapi bm25 relevance as a positive number (FTS5's bm25() negated). */
+  bm25: number | null;
+  graphScore: number | null;
+  vectorRank: number | null;
+  rrf: number;
+  decay: number;
+  recallBoost: number;
+  importance: number;
+  tagOverlap: number;
+  final: number;
+}
+
+export interface RecallHitResult {
+  entry: EntryRow;
+  rank: number;
+  score: number;
+  snippet: string;
+  truncated: boolean;
+  arms: RecallArm[];
+  hop: number | null;
+  via: EdgeRow | null;
+  explain: RecallExplain;
+}
+
+export interface RecallOutput {
+  query: string;
+  queryUsed: string;
+  timeRange: { from: Date | null; to: Date | null; phrase: string } | null;
+  hits: RecallHitResult[];
+  candidates: number;
+  usedChars: number;
+  budgetChars: number | null;
+  omitted: { entryId: string; reason: string }[];
+  policyVersion: string;
+}
+
+/** Entries tagged this are machine-written patterns, never returned by recall. */
+const AUTO_PATTERN_TAG = 'auto-pattern';
+
+interface Hydrated {
+  entry: EntryRow;
+  tags: string[];
+  /** The entry that supersedes this one, when a SUPERSEDES edge points at it. */
+  supersededBy: string | null;
+}
+
+interface Scored {
+  id: string;
+  hydrated: Hydrated;
+  ranks: Partial<Record<RecallArm, number>>;
+  rrf: number;
+  bm25: number | null;
+  node: WalkNode | null;
+  graphScore: number | null;
+  decay: number;
+  recallBoost: number;
+  importance: number;
+  tagOverlap: number;
+  final: number;
+  stems: Set<string>;
+}
+
+/**
+ * Loads the candidates that pass the prefilter, with their tags and their successor, in one
+ * statement.
+ */
+async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<Map<string, Hydrated>> {
+  const out = new Map<string, Hydrated>();
+  if (ids.length === 0) return out;
+  const e = alias(entries, 'e');
+  const rows = await db
+    .select({
+      ...getTableColumns(e),
+      tagsJson: sql<string>`(SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = ${e.id})`,
+      supersededBy: sql<string | null>`(SELECT s.src FROM edges s WHERE s.dst = ${e.id} AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
+    })
+    .from(e)
+    .where(and(inArray(e.id, [...ids]), prefilter));
+  for (const { tagsJson, supersededBy, ...entry } of rows) {
+    out.set(entry.id, { entry, tags: JSON.parse(tagsJson) as string[], supersededBy });
+  }
+  return out;
+}
+
+function emptyOutput(query: string, queryUsed: string, timeRange: RecallOutput['timeRange'], full: boolean): RecallOutput {
+  return {
+    query,
+    queryUsed,
+    timeRange,
+    hits: [],
+    candidates: 0,
+    usedChars: 0,
+    budgetChars: full ? null : RANKING_POLICY.snippet.totalChars,
+    omitted: [],
+    policyVersion: RANKING_POLICY.version,
+  };
+}
+
+function checkDate(value: Date | null | undefined, field: string): Date | null {
+  if (value === null || value === undefined) return null;
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw badInput(`${field} is not a valid date`, field);
+  return value;
+}
+
+/**
+ * Ranked recall (CONTRACT §6): temporal rewrite → prefilter → keyword arm (FTS5 bm25) →
+ * graph arm (walk from the best keyword hits) → reciprocal rank fusion → rerank (decay,
+ * recall boost, importance, tag overlap, query coverage, superseded penalty) → hydration
+ * drops → MMR → snippets. Reads only; the caller records recall counts.
+ *
+ * @example
+ * const out = await recallEntries(db, { query: 'why did the deploy fail last week', topK: 5 });
+ * out.timeRange?.phrase; // 'last week'
+ * out.hits[0].explain;   // { keywordRank: 1, bm25: 7.1, graphScore: 1, rrf: 0.0328, ... }
+ */
+export async function recallEntries(db: Db, input: RecallInput, now: Date = new Date()): Promise<RecallOutput> {
+  const policy = RANKING_POLICY;
+  const { query } = input;
+  if (typeof query !== 'string' || query.length < LIMITS.queryLength[0] || query.length > LIMITS.queryLength[1]) {
+    throw badInput(`query must be ${LIMITS.queryLength[0]} to ${LIMITS.queryLength[1]} characters`, 'query');
+  }
+  const topK = checkRange(input.topK ?? 8, LIMITS.topK, 'topK');
+  const hops = checkRange(input.hops ?? 1, LIMITS.hops, 'hops');
+  const full = input.full ?? false;
+  const asOf = checkDate(input.asOf, 'asOf') ?? now;
+  const filter = input.filter ?? {};
+  const since = checkDate(filter.since, 'since');
+  const until = checkDate(filter.until, 'until');
+
+  const rewrite = rewriteTemporal(query, asOf);
+  const { timeRange, queryUsed } = rewrite;
+
+  // `kind` and `filter.kinds` both apply; when they exclude each other nothing matches.
+  let kinds = filter.kinds && filter.kinds.length > 0 ? [...filter.kinds] : null;
+  if (input.kind) kinds = kinds ? kinds.filter((k) => k === input.kind) : [input.kind];
+  if (kinds && kinds.length === 0) return emptyOutput(query, queryUsed, timeRange, full);
+  const tags = [...(filter.tags ?? []), ...(input.tag != null ? [input.tag] : [])].map(normalizeTag);
+  if (tags.some((t) => t.length === 0)) throw badInput('a tag must not be empty', 'tag');
+  const statuses = effectiveStatuses(filter);
+  const prefilter = buildPrefilter({ ...filter, kinds, tags, since, until, timeRange });
+
+  const { terms, onlyStopWords } = extractTerms(queryUsed);
+  // A query that is only a time phrase (maybe with a few stop words: "what happened last
+  // week") lists that range, newest first.
+  if (timeRange && (terms.length === 0 || onlyStopWords)) {
+    return listTimeRange(db, { query, queryUsed, timeRange, prefilter, topK, full, statuses, asOf });
+  }
+  const match = buildMatchExpression(terms);
+  if (match === null) return emptyOutput(query, queryUsed, timeRange, full);
+
+  // Keyword arm.
+  const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit);
+  if (keyword.length === 0) return emptyOutput(query, queryUsed, timeRange, full);
+
+  // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
+  // match outranks a neighbour of a weak one; the seeds themselves are ranked in the arm too
+  // (otherwise every neighbour would tie with keyword rank 1).
+  let walk: WalkNode[] = [];
+  if (hops > 0) {
+    const top = keyword[0]!.bm25;
+    const seeds = keyword
+      .slice(0, policy.graph.seedCount)
+      .map((h) => ({ id: h.id, score: top < 0 ? h.bm25 / top : 1 }));
+    walk = (await walkGraph(db, seeds, hops, { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap })).nodes;
+  }
+
+  const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id)])];
+  const rows = await hydrate(db, ids, prefilter);
+
+  // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
+  const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
+  const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
+  const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
+  const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
+
+  const queryStems = [...new Set(terms.map(lightStem))];
+  const asOfMs = asOf.getTime();
+  const scored: Scored[] = fused.map((c) => {
+    const hydrated = rows.get(c.id)!;
+    const { entry } = hydrated;
+    const stems = contentStems(entry.content);
+    const node = nodes.get(c.id) ?? null;
+    const decay = decayFactor(entry, asOfMs);
+    const recallBoost = recallBoostFactor(entry.recallCount);
+    const importance = importanceFactor(entry.importance);
+    const tagOverlap = tagOverlapFactor(hydrated.tags, terms);
+    const coverage = coverageFactor(stems, queryStems);
+    const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
+    const final =
+      c.rrf * decay * recallBoost * importance * tagOverlap * coverage * (superseded ? policy.supersededPenalty : 1);
+    return {
+      id: c.id,
+      hydrated,
+      ranks: c.ranks,
+      rrf: c.rrf,
+      bm25: bm25ById.get(c.id) ?? null,
+      node,
+      graphScore: node?.score ?? null,
+      decay,
+      recallBoost,
+      importance,
+      tagOverlap,
+      final,
+      stems,
+    };
+  });
+  keepBelowSuccessors(scored);
+
+  return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+}
+
+/**
+ * A superseded entry ranks below its successor whenever both are candidates: the penalty
+ * alone cannot promise that when the old text happens to match the query better.
+ */
+function keepBelowSuccessors(scored: Scored[]): void {
+  const byId = new Map(scored.map((s) => [s.id, s]));
+  // Chains (a supersedes b supersedes c) settle in as many passes as they are long; three is plenty.
+  for (let pass = 0; pass < 3; pass++) {
+    for (const s of scored) {
+      const successor = s.hydrated.supersededBy ? byId.get(s.hydrated.supersededBy) : undefined;
+      if (successor && s.final >= successor.final) s.final = successor.final * RANKING_POLICY.supersededPenalty;
+    }
+  }
+}
+
+interface FinishInput {
+  query: string;
+  queryUsed: string;
+  timeRange: RecallOutput['timeRange'];
+  /** Every fused candidate, scored. */
+  scored: Scored[];
+  topK: number;
+  full: boolean;
+  statuses: readonly EntryStatus[];
+  queryStems: string[];
+  /** Keep this order instead of relevance + MMR (time-only queries: newest first). */
+  fixedOrder?: boolean;
+}
+
+/** Hydration drops, MMR, snippets, omissions: the part both kinds of query share. */
+function finish(input: FinishInput): RecallOutput {
+  const policy = RANKING_POLICY;
+  const { scored, topK, full, statuses } = input;
+  const omitted: { entryId: string; reason: string; score: number }[] = [];
+  const eligible: Scored[] = [];
+  for (const s of scored) {
+    if (s.hydrated.tags.includes(AUTO_PATTERN_TAG)) {
+      omitted.push({ entryId: s.id, reason: 'auto-pattern', score: s.final });
+    } else if (s.hydrated.entry.status === 'DEPRECATED' && !statuses.includes('DEPRECATED')) {
+      omitted.push({ entryId: s.id, reason: 'deprecated', score: s.final });
+    } else {
+      eligible.push(s);
+    }
+  }
+
+  let picked: Scored[];
+  if (input.fixedOrder) {
+    picked = eligible.slice(0, topK);
+  } else {
+    eligible.sort((a, b) => b.final - a.final);
+    picked = mmrSelect(
+      eligible.map((s) => ({ ...s, score: s.final, tokens: s.stems })),
+      topK,
+      policy.mmr.lambda,
+    );
+    picked = successorsFirst(picked);
+  }
+  const pickedIds = new Set(picked.map((s) => s.id));
+  const lowestPicked = picked.reduce((m, s) => Math.min(m, s.final), Number.POSITIVE_INFINITY);
+  for (const s of eligible) {
+    if (pickedIds.has(s.id)) continue;
+    const reason = !input.fixedOrder && s.final > lowestPicked ? 'mmr-diversity' : 'below topK';
+    omitted.push({ entryId: s.id, reason, score: s.final });
+  }
+  omitted.sort((a, b) => b.score - a.score);
+
+  const plan = planSnippets(
+    picked.map((s) => s.hydrated.entry.content),
+    new Set(input.queryStems),
+    full,
+  );
+  const hits: RecallHitResult[] = picked.map((s, i) => {
+    const arms = (['KEYWORD', 'GRAPH', 'VECTOR'] as const).filter((a) => s.ranks[a] !== undefined);
+    const snippet = plan.snippets[i]!;
+    return {
+      entry: s.hydrated.entry,
+      rank: i + 1,
+      score: s.final,
+      snippet: snippet.text,
+      truncated: snippet.truncated,
+      arms,
+      hop: s.node?.hop ?? null,
+      via: s.node?.viaEdge ?? null,
+      explain: {
+        keywordRank: s.ranks.KEYWORD ?? null,
+        bm25: s.bm25,
+        graphScore: s.graphScore,
+        vectorRank: s.ranks.VECTOR ?? null,
+        rrf: s.rrf,
+        decay: s.decay,
+        recallBoost: s.recallBoost,
+        importance: s.importance,
+        tagOverlap: s.tagOverlap,
+        final: s.final,
+      },
+    };
+  });
+  return {
+    query: input.query,
+    queryUsed: input.queryUsed,
+    timeRange: input.timeRange,
+    hits,
+    candidates: scored.length,
+    usedChars: plan.usedChars,
+    budgetChars: plan.budgetChars,
+    omitted: omitted.slice(0, policy.omittedMax).map(({ entryId, reason }) => ({ entryId, reason })),
+    policyVersion: policy.version,
+  };
+}
+
+/** MMR may still pick an old version before its successor; move it to just after. */
+function successorsFirst(picked: Scored[]): Scored[] {
+  const out = [...picked];
+  for (let i = 0; i < out.length; i++) {
+    const s = out[i]!;
+    const j = s.hydrated.supersededBy ? out.findIndex((x) => x.id === s.hydrated.supersededBy) : -1;
+    if (j > i) {
+      out.splice(i, 1);
+      out.splice(j, 0, s);
+      i--;
+    }
+  }
+  return out;
+}
+
+interface TimeListInput {
+  query: string;
+  queryUsed: string;
+  timeRange: NonNullable<RecallOutput['timeRange']>;
+  prefilter: SQL;
+  topK: number;
+  full: boolean;
+  statuses: readonly EntryStatus[];
+  asOf: Date;
+}
+
+/** A query that is only a time phrase: the range's entries, newest first (by when they happened). */
+async function listTimeRange(db: Db, input: TimeListInput): Promise<RecallOutput> {
+  const policy = RANKING_POLICY;
+  const newest = await db.all<{ id: string }>(sql`
+    SELECT e.id AS id FROM entries e
+    WHERE ${input.prefilter}
+    ORDER BY coalesce(e.observed_at, e.created_at) DESC, e.n DESC
+    LIMIT ${policy.keyword.candidateLimit}`);
+  const rows = await hydrate(
+    db,
+    newest.map((r) => r.id),
+    input.prefilter,
+  );
+  const asOfMs = input.asOf.getTime();
+  const scored: Scored[] = newest
+    .filter((r) => rows.has(r.id))
+    .map((r, i) => {
+      const hydrated = rows.get(r.id)!;
+      const { entry } = hydrated;
+      // No arm ranked these; the recency position stands in for a rank so scores stay comparable.
+      const rrf = 1 / (policy.rrfK + i + 1);
+      const decay = decayFactor(entry, asOfMs);
+      const recallBoost = recallBoostFactor(entry.recallCount);
+      const importance = importanceFactor(entry.importance);
+      const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
+      return {
+        id: r.id,
+        hydrated,
+        ranks: {},
+        rrf,
+        bm25: null,
+        node: null,
+        graphScore: null,
+        decay,
+        recallBoost,
+        importance,
+        tagOverlap: 1,
+        final: rrf * decay * recallBoost * importance * (superseded ? policy.supersededPenalty : 1),
+        stems: new Set<string>(),
+      };
+    });
+  return finish({ ...input, scored, queryStems: [], fixedOrder: true });
+}

@@ -1,0 +1,99 @@
+import type { Volatility } from '../memory/model.ts';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * English stop words dropped from recall queries before they reach FTS5. A general list
+ * (function words, auxiliaries, question words, contraction fragments), not one tuned to
+ * any data set: these words match nearly every entry and only add noise to bm25.
+ */
+const STOP_WORDS = [
+  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
+  'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by',
+  'can', 'could', 'd', 'did', 'do', 'does', 'doing', 'don', 'down', 'during',
+  'each', 'either', 'else', 'ever', 'every', 'few', 'for', 'from', 'further',
+  'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself', 'him', 'himself', 'his', 'how',
+  'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'll', 'm', 'may', 'me', 'might', 'more', 'most',
+  'must', 'my', 'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'ought',
+  'our', 'ours', 'ourselves', 'out', 'over', 'own', 're', 's', 'same', 'shall', 'she', 'should', 'so', 'some',
+  'such', 't', 'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves', 'then', 'there', 'these', 'they',
+  'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'upon', 've', 'very',
+  'was', 'we', 'were', 'what', 'whats', 'when', 'where', 'which', 'while', 'who', 'whom', 'whose', 'why', 'will',
+  'with', 'would', 'yes', 'yet', 'you', 'your', 'yours', 'yourself', 'yourselves',
+] as const;
+
+/**
+ * The one ranking policy of recall (CONTRACT §6). Every constant the pipeline uses lives
+ * here, and `version` is reported as `policyVersion`, so a change in ranking behaviour is
+ * a change of this object and of its version.
+ */
+export const RANKING_POLICY = {
+  version: 'rp-2026.11-1',
+
+  /** Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry. */
+  rrfK: 60,
+  armWeights: { KEYWORD: 1, GRAPH: 1, VECTOR: 1 },
+
+  keyword: {
+    /** The FTS5 arm reads at most this many matches (bounded so recall stays near raw-FTS5 speed). */
+    candidateLimit: 100,
+  },
+
+  graph: {
+    /** How many of the best keyword hits seed the walk. */
+    seedCount: 10,
+    decayPerHop: 0.6,
+    fanout: 8,
+    nodeCap: 50,
+  },
+
+  /**
+   * Time decay by volatility: factor = floor + (1 − floor) · 0.5^(age / halfLife). The floors
+   * are the contract's; the half-lives say how fast each kind of memory loses its edge.
+   */
+  decay: {
+    DURABLE: { floor: 0.9, halfLifeMs: 365 * DAY_MS },
+    EVOLVING: { floor: 0.6, halfLifeMs: 180 * DAY_MS },
+    EPHEMERAL: { floor: 0.15, halfLifeMs: 7 * DAY_MS },
+  } satisfies Record<Volatility, { floor: number; halfLifeMs: number }>,
+
+  /**
+   * Recall boost = min(max, 1 + perLog1p · log1p(recall_count)). Mild and capped: every
+   * recall increments the count of its hits, so a strong boost would let whatever was
+   * recalled once crowd out better matches for good.
+   */
+  recallBoost: { perLog1p: 0.03, max: 1.1 },
+
+  /** Importance factor = base + importance (0.5 .. 1.5; the default importance 0.5 is neutral). */
+  importanceBase: 0.5,
+
+  /** Tag overlap factor = min(max, 1 + perTag · tags of the entry named by the query). */
+  tagOverlap: { perTag: 0.1, max: 1.3 },
+
+  /**
+   * Query-term coverage: factor = 1 + weight · (share of the query's distinct terms the
+   * entry contains). bm25 alone lets one rare term outweigh an entry that has them all.
+   */
+  coverage: { weight: 0.5 },
+
+  /** Score factor of an entry that is SUPERSEDED (status, or a SUPERSEDES edge points at it). */
+  supersededPenalty: 0.5,
+
+  /** Maximal marginal relevance: λ · relevance − (1 − λ) · max similarity to what is already picked. */
+  mmr: { lambda: 0.7 },
+
+  snippet: {
+    topCount: 2,
+    topChars: 4_000,
+    otherChars: 400,
+    totalChars: 12_000,
+    ellipsis: '…',
+  },
+
+  /** At most this many dropped candidates are reported in `omitted`. */
+  omittedMax: 50,
+
+  stopWords: new Set<string>(STOP_WORDS),
+} as const;
+
+export type RankingPolicy = typeof RANKING_POLICY;

@@ -1,0 +1,125 @@
+import type { EntryRow } from '../db/schema.ts';
+import type { Volatility } from '../memory/model.ts';
+import { RANKING_POLICY, type RankingPolicy } from './policy.ts';
+import { lightStem, tokenize } from './query.ts';
+
+/**
+ * Time decay by volatility (CONTRACT §6.6): floor + (1 − floor) · 0.5^(age / halfLife), where
+ * age = asOf − (observed_at, or updated_at when unknown), never below zero, so an entry
+ * observed "after" asOf is simply fresh.
+ *
+ * @example decayFactor({ volatility: 'EPHEMERAL', observedAt: null, updatedAt: 0 }, 7 * 86_400_000) // 0.575
+ */
+export function decayFactor(
+  entry: Pick<EntryRow, 'volatility' | 'observedAt' | 'updatedAt'>,
+  asOfMs: number,
+  policy: RankingPolicy = RANKING_POLICY,
+): number {
+  const rule = policy.decay[entry.volatility as Volatility] ?? policy.decay.EVOLVING;
+  const age = Math.max(0, asOfMs - (entry.observedAt ?? entry.updatedAt));
+  return rule.floor + (1 - rule.floor) * 0.5 ** (age / rule.halfLifeMs);
+}
+
+/**
+ * A mild, capped boost for entries that were recalled before.
+ *
+ * @example recallBoostFactor(0) // 1
+ */
+export function recallBoostFactor(recallCount: number, policy: RankingPolicy = RANKING_POLICY): number {
+  const { perLog1p, max } = policy.recallBoost;
+  return Math.min(max, 1 + perLog1p * Math.log1p(Math.max(0, recallCount)));
+}
+
+/**
+ * 0.5 + importance: the default importance 0.5 leaves the score as it is.
+ *
+ * @example importanceFactor(0.9) // 1.4
+ */
+export function importanceFactor(importance: number, policy: RankingPolicy = RANKING_POLICY): number {
+  return policy.importanceBase + Math.min(1, Math.max(0, importance));
+}
+
+/**
+ * How many of an entry's tags the query names: a tag counts when all its words appear among
+ * the query's words (so `release-plan` matches "release plans"). Returns the factor.
+ *
+ * @example tagOverlapFactor(['infra', 'release-plan'], ['release', 'plans']) // 1.1
+ */
+export function tagOverlapFactor(
+  entryTags: readonly string[],
+  queryWords: readonly string[],
+  policy: RankingPolicy = RANKING_POLICY,
+): number {
+  if (entryTags.length === 0 || queryWords.length === 0) return 1;
+  const words = new Set(queryWords.map(lightStem));
+  let named = 0;
+  for (const tag of entryTags) {
+    const parts = tokenize(tag).map(lightStem);
+    if (parts.length > 0 && parts.every((p) => words.has(p))) named++;
+  }
+  return Math.min(policy.tagOverlap.max, 1 + policy.tagOverlap.perTag * named);
+}
+
+/**
+ * The share of the query's terms an entry contains, as a factor 1 .. 1 + weight.
+ *
+ * @example coverageFactor(new Set(['deploy', 'friday']), ['deploy', 'friday', 'rollback']) // 1 + 0.5 · 2/3
+ */
+export function coverageFactor(
+  entryStems: ReadonlySet<string>,
+  queryStems: readonly string[],
+  policy: RankingPolicy = RANKING_POLICY,
+): number {
+  if (queryStems.length === 0) return 1;
+  const found = queryStems.filter((s) => entryStems.has(s)).length;
+  return 1 + policy.coverage.weight * (found / queryStems.length);
+}
+
+/**
+ * Jaccard similarity of two token sets (0 .. 1).
+ *
+ * @example jaccard(new Set(['a', 'b']), new Set(['b', 'c'])) // 1/3
+ */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let shared = 0;
+  for (const x of small) if (large.has(x)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+export interface MmrItem {
+  id: string;
+  /** Relevance (any positive scale; normalized by the best). */
+  score: number;
+  tokens: ReadonlySet<string>;
+}
+
+/**
+ * Maximal marginal relevance (CONTRACT §6.6): picks `k` items one at a time, each maximizing
+ * λ · relevance − (1 − λ) · its highest similarity to the items already picked, so that
+ * near-duplicates do not fill the top. Returns the picked items in order.
+ *
+ * @example mmrSelect([{ id: 'a', score: 1, tokens }, { id: 'a2', score: 0.99, tokens }, { id: 'b', score: 0.8, tokens: other }], 2)
+ * // ['a', 'b']
+ */
+export function mmrSelect<T extends MmrItem>(items: readonly T[], k: number, lambda = RANKING_POLICY.mmr.lambda): T[] {
+  const best = items.reduce((m, it) => Math.max(m, it.score), 0);
+  const pool = items.map((item) => ({ item, rel: best > 0 ? item.score / best : 0, maxSim: 0 }));
+  const picked: T[] = [];
+  while (picked.length < k && pool.length > 0) {
+    let at = 0;
+    let atValue = Number.NEGATIVE_INFINITY;
+    pool.forEach((p, i) => {
+      const value = lambda * p.rel - (1 - lambda) * p.maxSim;
+      if (value > atValue) {
+        at = i;
+        atValue = value;
+      }
+    });
+    const [chosen] = pool.splice(at, 1);
+    picked.push(chosen!.item);
+    for (const p of pool) p.maxSim = Math.max(p.maxSim, jaccard(p.item.tokens, chosen!.item.tokens));
+  }
+  return picked;
+}

@@ -1,0 +1,83 @@
+import type { Client } from '@libsql/client';
+import { type DatabaseLocation, drizzleFor, locateWorkspace, migrateDb, openClient, type RootDb } from '../db/client.ts';
+import { Writer } from '../db/writer.ts';
+import type { MemoryEventRecord } from '../events/types.ts';
+import { Bookkeeper } from '../memory/bookkeeping.ts';
+
+/** One open workspace: its database, its single writer, and its deferred read bookkeeping. */
+export interface Workspace {
+  id: string;
+  client: Client;
+  db: RootDb;
+  writer: Writer;
+  bookkeeper: Bookkeeper;
+}
+
+export interface RegistryOptions {
+  dataDir: string;
+  dbUrl: string | null;
+  dbAuthToken: string | null;
+  /** Receives every committed batch of events of every workspace. */
+  onCommit: (events: MemoryEventRecord[]) => void;
+  clock?: () => number;
+}
+
+/**
+ * Opens each workspace database once, migrates it, and keeps it open for the life of
+ * the process (reopening libSQL clients leaks file descriptors).
+ */
+export class WorkspaceRegistry {
+  readonly #opts: RegistryOptions;
+  readonly #open = new Map<string, Promise<Workspace>>();
+  #closed = false;
+
+  constructor(opts: RegistryOptions) {
+    this.#opts = opts;
+  }
+
+  locate(id: string): DatabaseLocation {
+    return locateWorkspace(id, this.#opts);
+  }
+
+  /** The workspace with this id, opened (and created) on first use. */
+  get(id: string): Promise<Workspace> {
+    if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
+    let ws = this.#open.get(id);
+    if (!ws) {
+      ws = this.#openWorkspace(id);
+      // A failed open is not cached: the next request tries again (disk back, remote reachable).
+      ws.catch(() => this.#open.delete(id));
+      this.#open.set(id, ws);
+    }
+    return ws;
+  }
+
+  /** The workspaces opened so far. */
+  async opened(): Promise<Workspace[]> {
+    const all = await Promise.allSettled(this.#open.values());
+    return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  }
+
+  /** Finishes every queued write, then closes every database. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all = await this.opened();
+    await Promise.all(all.map((ws) => ws.bookkeeper.flush().catch(() => {})));
+    await Promise.all(all.map((ws) => ws.writer.close()));
+    for (const ws of all) ws.client.close();
+    this.#open.clear();
+  }
+
+  async #openWorkspace(id: string): Promise<Workspace> {
+    const client = await openClient(this.locate(id));
+    try {
+      const db = drizzleFor(client);
+      await migrateDb(db);
+      const writer = new Writer(db, { workspace: id, onCommit: this.#opts.onCommit, clock: this.#opts.clock });
+      return { id, client, db, writer, bookkeeper: new Bookkeeper(writer) };
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+  }
+}
