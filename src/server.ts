@@ -6,6 +6,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { Config } from './config.ts';
+import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
 import type { Context } from './graphql/context.ts';
 import { maskError, toGraphQLError } from './graphql/errors.ts';
@@ -33,6 +34,8 @@ export interface ServerDeps {
   /** Where events travel between the writer and subscribers (Redis fans them out across instances). */
   bus?: EventBus;
   clock?: () => number;
+  /** Sees every SQL statement run through drizzle. */
+  onQuery?: QueryListener;
 }
 
 /** What graphql-ws passes as the envelop's initial context. */
@@ -49,6 +52,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     dbUrl: config.dbUrl,
     dbAuthToken: config.dbAuthToken,
     clock,
+    onQuery: deps.onQuery,
     onCommit: (events) => bus.publish(events),
   });
 

@@ -67,6 +67,9 @@ export async function migrateDb(db: RootDb): Promise<void> {
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
 }
 
-export function drizzleFor(client: Client): RootDb {
-  return drizzle(client, { schema });
+/** Receives every SQL statement drizzle runs (tests pin statement counts with it). */
+export type QueryListener = (query: string, params: unknown[]) => void;
+
+export function drizzleFor(client: Client, onQuery?: QueryListener): RootDb {
+  return drizzle(client, { schema, logger: onQuery ? { logQuery: onQuery } : false });
 }

@@ -1,5 +1,13 @@
 import type { Client } from '@libsql/client';
-import { type DatabaseLocation, drizzleFor, locateWorkspace, migrateDb, openClient, type RootDb } from '../db/client.ts';
+import {
+  type DatabaseLocation,
+  drizzleFor,
+  locateWorkspace,
+  migrateDb,
+  openClient,
+  type QueryListener,
+  type RootDb,
+} from '../db/client.ts';
 import { Writer } from '../db/writer.ts';
 import type { MemoryEventRecord } from '../events/types.ts';
 import { Bookkeeper } from '../memory/bookkeeping.ts';
@@ -20,6 +28,7 @@ export interface RegistryOptions {
   /** Receives every committed batch of events of every workspace. */
   onCommit: (events: MemoryEventRecord[]) => void;
   clock?: () => number;
+  onQuery?: QueryListener;
 }
 
 /**
@@ -71,7 +80,7 @@ export class WorkspaceRegistry {
   async #openWorkspace(id: string): Promise<Workspace> {
     const client = await openClient(this.locate(id));
     try {
-      const db = drizzleFor(client);
+      const db = drizzleFor(client, this.#opts.onQuery);
       await migrateDb(db);
       const writer = new Writer(db, { workspace: id, onCommit: this.#opts.onCommit, clock: this.#opts.clock });
       return { id, client, db, writer, bookkeeper: new Bookkeeper(writer) };
