@@ -23,7 +23,8 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
  */
 export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof DomainError) return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  if (original instanceof DomainError)
+    return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
   if (error instanceof GraphQLError && original instanceof GraphQLError && original.extensions?.code) {
     return new GraphQLError(error.message, {
       nodes: error.nodes,

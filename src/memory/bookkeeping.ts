@@ -1,6 +1,6 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { Writer } from '../db/writer.ts';
 import { entries } from '../db/schema.ts';
+import type { Writer } from '../db/writer.ts';
 
 /** How long read-side bookkeeping may wait before it is written (the contract allows up to 1 s). */
 const FLUSH_DELAY_MS = 50;

@@ -48,7 +48,8 @@ function briefText(
 ): string {
   const lines: string[] = [];
   lines.push(`Memory: ${stats.entries} entries, ${stats.edges} links, ${stats.tags} tags.`);
-  if (stats.byKind.length > 0) lines.push(`Kinds: ${stats.byKind.map((k) => `${k.key.toLowerCase()} ${k.count}`).join(', ')}.`);
+  if (stats.byKind.length > 0)
+    lines.push(`Kinds: ${stats.byKind.map((k) => `${k.key.toLowerCase()} ${k.count}`).join(', ')}.`);
   if (topTags.length > 0) lines.push(`Top tags: ${topTags.map((t) => `${t.tag} (${t.count})`).join(', ')}.`);
   const section = (title: string, list: EntryRow[]) => {
     if (list.length === 0) return;

@@ -3,7 +3,6 @@ import { uuidv7 } from 'uuidv7';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { badInput, notFound } from './errors.ts';
-import { findEntry } from './queries.ts';
 import { upsertEdge } from './link.ts';
 import {
   type CaptureOutcome,
@@ -16,6 +15,7 @@ import {
   normalizeTags,
   type Volatility,
 } from './model.ts';
+import { findEntry } from './queries.ts';
 
 export interface CaptureInput {
   content: string;
@@ -81,7 +81,9 @@ export async function captureEntry(scope: WriteScope, input: CaptureInput): Prom
     .orderBy(asc(entries.n))
     .limit(1);
   if (existing) {
-    const have = new Set((await db.select({ tag: tags.tag }).from(tags).where(eq(tags.entryId, existing.id))).map((r) => r.tag));
+    const have = new Set(
+      (await db.select({ tag: tags.tag }).from(tags).where(eq(tags.entryId, existing.id))).map((r) => r.tag),
+    );
     const missing = newTags.filter((t) => !have.has(t));
     if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id };
     await db.insert(tags).values(missing.map((tag) => ({ entryId: existing.id, tag })));
@@ -95,7 +97,12 @@ export async function captureEntry(scope: WriteScope, input: CaptureInput): Prom
   return { outcome: 'STORED', entry, matchId: null };
 }
 
-async function insertEntry(scope: WriteScope, input: CaptureInput, hash: string, entryTags: string[]): Promise<EntryRow> {
+async function insertEntry(
+  scope: WriteScope,
+  input: CaptureInput,
+  hash: string,
+  entryTags: string[],
+): Promise<EntryRow> {
   const { db, now } = scope;
   const [entry] = await db
     .insert(entries)

@@ -3,9 +3,9 @@ import type { Db } from '../db/client.ts';
 import { type EdgeRow, edges, entries } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import type { EdgeSnapshot } from '../events/types.ts';
-import { requireEntry } from './queries.ts';
 import { badInput, DomainError } from './errors.ts';
 import { type EdgeType, type EntryKind, LIMITS, type Provenance } from './model.ts';
+import { requireEntry } from './queries.ts';
 
 export interface LinkInput {
   src: string;

@@ -100,7 +100,8 @@ export function normalizeTags(tags: readonly string[] | null | undefined): strin
   for (const raw of tags) {
     const tag = raw.normalize('NFC').trim().toLowerCase();
     if (tag.length === 0) throw badInput('a tag must not be empty', 'tags');
-    if (tag.length > LIMITS.tagLengthMax) throw badInput(`a tag is longer than ${LIMITS.tagLengthMax} characters`, 'tags');
+    if (tag.length > LIMITS.tagLengthMax)
+      throw badInput(`a tag is longer than ${LIMITS.tagLengthMax} characters`, 'tags');
     out.add(tag);
   }
   return [...out];
@@ -122,7 +123,11 @@ export function checkRange(value: number, [min, max]: readonly [number, number],
  * Freshness at read time (CONTRACT §6). `superseded` says whether a SUPERSEDES edge
  * points at the entry. Uses the real clock, never a recall's `asOf`.
  */
-export function freshnessOf(entry: Pick<EntryRow, 'status' | 'volatility' | 'updatedAt'>, superseded: boolean, now: number): Freshness {
+export function freshnessOf(
+  entry: Pick<EntryRow, 'status' | 'volatility' | 'updatedAt'>,
+  superseded: boolean,
+  now: number,
+): Freshness {
   if (entry.status === 'SUPERSEDED' || superseded) return 'SUPERSEDED';
   if (entry.status === 'STALE') return 'STALE';
   const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility as Volatility];

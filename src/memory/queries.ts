@@ -87,7 +87,12 @@ export async function supersededAmong(db: Db, ids: readonly string[]): Promise<S
 export async function recentEntries(db: Db, n: number, tag?: string | null): Promise<EntryRow[]> {
   checkRange(n, LIMITS.recentN, 'n');
   const order = [desc(entries.createdAt), desc(entries.n)];
-  if (tag == null) return db.select().from(entries).orderBy(...order).limit(n);
+  if (tag == null)
+    return db
+      .select()
+      .from(entries)
+      .orderBy(...order)
+      .limit(n);
   const rows = await db
     .select({ entry: entries })
     .from(entries)
@@ -121,7 +126,9 @@ export async function countEntries(
   if (f.kind) conds.push(eq(entries.kind, f.kind));
   if (f.status) conds.push(eq(entries.status, f.status));
   if (f.tag != null) {
-    conds.push(sql`EXISTS (SELECT 1 FROM ${tags} WHERE ${tags.entryId} = ${entries.id} AND ${tags.tag} = ${normalizeTag(f.tag)})`);
+    conds.push(
+      sql`EXISTS (SELECT 1 FROM ${tags} WHERE ${tags.entryId} = ${entries.id} AND ${tags.tag} = ${normalizeTag(f.tag)})`,
+    );
   }
   const [row] = await db
     .select({ n: count() })
@@ -151,11 +158,9 @@ export interface WorkspaceStats {
 
 export async function workspaceStats(db: Db): Promise<WorkspaceStats> {
   const by = (col: typeof entries.kind | typeof entries.status | typeof entries.volatility | typeof entries.claimTag) =>
-    db
-      .select({ key: col, count: count() })
-      .from(entries)
-      .groupBy(col)
-      .orderBy(desc(count()), asc(col)) as Promise<CountBy[]>;
+    db.select({ key: col, count: count() }).from(entries).groupBy(col).orderBy(desc(count()), asc(col)) as Promise<
+      CountBy[]
+    >;
   const [totals, edgeTotal, tagTotal, revTotal, byKind, byStatus, byVolatility, byClaimTag, edgesByType] =
     await Promise.all([
       db.select({ n: count(), oldest: min(entries.createdAt), newest: max(entries.createdAt) }).from(entries),

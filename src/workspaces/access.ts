@@ -1,5 +1,5 @@
-import { DomainError } from '../memory/errors.ts';
 import { WORKSPACE_ID } from '../db/client.ts';
+import { DomainError } from '../memory/errors.ts';
 
 /** Who is calling: the workspace they act in and what they may do there. */
 export interface Access {

@@ -5,7 +5,7 @@ import type { Direction, EdgeType } from '../../memory/model.ts';
 import { builder } from '../builder.ts';
 import { runWrite } from '../guards.ts';
 import { EntryRef } from './entry.ts';
-import { DirectionEnum, EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
+import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
 
 export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
 
@@ -47,7 +47,12 @@ EdgeRef.implement({
     type: t.field({ type: EdgeTypeEnum, description: 'The relation.', resolve: (e) => e.type }),
     weight: t.exposeFloat('weight', { description: 'Strength in (0, 1]; re-linking keeps the maximum.' }),
     provenance: t.field({ type: ProvenanceEnum, description: 'Who made it.', resolve: (e) => e.provenance }),
-    metadata: t.field({ type: 'JSON', nullable: true, description: 'Free-form metadata; re-linking merges keys.', resolve: (e) => e.metadata }),
+    metadata: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Free-form metadata; re-linking merges keys.',
+      resolve: (e) => e.metadata,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was first made.', resolve: (e) => e.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it was last changed.', resolve: (e) => e.updatedAt }),
     source: t.field({
@@ -78,7 +83,8 @@ const LinkInputRef = builder.inputType('LinkInput', {
 builder.mutationFields((t) => ({
   link: t.field({
     type: EdgeRef,
-    description: 'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
+    description:
+      'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     resolve: async (_r, { input }, ctx) => {
       const link = { ...input, src: String(input.src), dst: String(input.dst) };

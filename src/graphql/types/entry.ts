@@ -28,7 +28,11 @@ EntryRef.implement({
     id: t.exposeID('id', { description: 'Opaque id, unique across workspaces and never reused.' }),
     content: t.exposeString('content', { description: 'The memory text.' }),
     source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
-    kind: t.field({ type: EntryKindEnum, description: 'What kind of memory this is.', resolve: (e) => e.kind as never }),
+    kind: t.field({
+      type: EntryKindEnum,
+      description: 'What kind of memory this is.',
+      resolve: (e) => e.kind as never,
+    }),
     status: t.field({ type: EntryStatusEnum, description: 'Lifecycle status.', resolve: (e) => e.status as never }),
     volatility: t.field({
       type: VolatilityEnum,
@@ -36,7 +40,11 @@ EntryRef.implement({
       resolve: (e) => e.volatility as never,
     }),
     importance: t.exposeFloat('importance', { description: 'Importance from 0 to 1.' }),
-    claimTag: t.field({ type: ClaimTagEnum, description: 'How well it is supported.', resolve: (e) => e.claimTag as never }),
+    claimTag: t.field({
+      type: ClaimTagEnum,
+      description: 'How well it is supported.',
+      resolve: (e) => e.claimTag as never,
+    }),
     evidenceRef: t.exposeString('evidenceRef', { nullable: true, description: 'A pointer to the evidence behind it.' }),
     recallCount: t.exposeInt('recallCount', { description: 'How many times recall has returned it.' }),
     contentHash: t.exposeString('contentHash', {
@@ -60,7 +68,10 @@ EntryRef.implement({
         return freshnessOf(e, await ctx.loaders.superseded.load(e.id), now);
       },
     }),
-    tags: t.stringList({ description: 'Normalized tags, sorted.', resolve: (e, _a, ctx) => ctx.loaders.tags.load(e.id) }),
+    tags: t.stringList({
+      description: 'Normalized tags, sorted.',
+      resolve: (e, _a, ctx) => ctx.loaders.tags.load(e.id),
+    }),
     revisions: t.field({
       type: [RevisionRef],
       description: 'Earlier contents, oldest first.',
@@ -95,7 +106,11 @@ ConnectionRef.implement({
   description: 'An edge seen from one entry: the edge, which way it runs, and the entry at the other end.',
   fields: (t) => ({
     edge: t.field({ type: EdgeRef, description: 'The edge.', resolve: (c) => c.edge }),
-    direction: t.field({ type: DirectionEnum, description: 'OUT, IN, or BOTH for RELATES_TO.', resolve: (c) => c.direction }),
+    direction: t.field({
+      type: DirectionEnum,
+      description: 'OUT, IN, or BOTH for RELATES_TO.',
+      resolve: (c) => c.direction,
+    }),
     entry: t.field({
       type: EntryRef,
       description: 'The entry at the other end.',
@@ -113,7 +128,11 @@ const CaptureResultRef = builder
   .implement({
     description: 'What a capture did and the entry it concerns.',
     fields: (t) => ({
-      outcome: t.field({ type: CaptureOutcomeEnum, description: 'STORED, BLOCKED, MERGED or REPLACED.', resolve: (r) => r.outcome as never }),
+      outcome: t.field({
+        type: CaptureOutcomeEnum,
+        description: 'STORED, BLOCKED, MERGED or REPLACED.',
+        resolve: (r) => r.outcome as never,
+      }),
       entry: t.field({
         type: EntryRef,
         description: 'The new entry (STORED, REPLACED) or the existing one (BLOCKED, MERGED).',
@@ -155,7 +174,9 @@ const CaptureInputRef = builder.inputType('CaptureInput', {
 });
 
 builder.queryType({ description: 'Reads of the caller’s workspace.' });
-builder.mutationType({ description: 'Writes to the caller’s workspace; each commits with its event before it is acknowledged.' });
+builder.mutationType({
+  description: 'Writes to the caller’s workspace; each commits with its event before it is acknowledged.',
+});
 
 builder.queryFields((t) => ({
   entry: t.field({
@@ -248,4 +269,3 @@ builder.mutationFields((t) => ({
     resolve: (_r, args, ctx) => runWrite(ctx, (scope) => forgetEntry(scope, String(args.id))),
   }),
 }));
-

@@ -17,7 +17,10 @@ const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').imple
     seq: t.exposeInt('seq', { description: 'Position in the workspace’s log: 1, 2, 3, … with no gaps.' }),
     type: t.field({ type: MemoryEventTypeEnum, description: 'What happened.', resolve: (e) => e.type }),
     at: t.field({ type: 'DateTime', description: 'When it committed.', resolve: (e) => e.at }),
-    entryId: t.exposeID('entryId', { nullable: true, description: 'The entry concerned (the source entry for edges).' }),
+    entryId: t.exposeID('entryId', {
+      nullable: true,
+      description: 'The entry concerned (the source entry for edges).',
+    }),
     entry: t.field({
       type: EntryRef,
       nullable: true,
@@ -57,7 +60,12 @@ builder.queryFields((t) => ({
       const db = readDb(ctx);
       const sinceSeq = args.sinceSeq ?? 0;
       if (sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
-      return readEventLog(db, ctx.access.workspaceId, sinceSeq, checkRange(args.limit ?? 100, LIMITS.eventLogLimit, 'limit'));
+      return readEventLog(
+        db,
+        ctx.access.workspaceId,
+        sinceSeq,
+        checkRange(args.limit ?? 100, LIMITS.eventLogLimit, 'limit'),
+      );
     },
   }),
 }));
@@ -123,7 +131,8 @@ builder.subscriptionFields((t) => ({
   }),
   events: t.field({
     type: MemoryEventRef,
-    description: 'Every event, optionally of some types. With sinceSeq, replays the log after it first, then goes live: no gap, no duplicate.',
+    description:
+      'Every event, optionally of some types. With sinceSeq, replays the log after it first, then goes live: no gap, no duplicate.',
     args: {
       types: t.arg({ type: [MemoryEventTypeEnum], description: 'Only these types.' }),
       sinceSeq: t.arg.int({ description: 'Replay committed events after this seq before going live.' }),

@@ -37,7 +37,11 @@ const GraphViewRef = builder
   .implement({
     description: 'The neighbourhood of some entries: nodes, and every edge among them.',
     fields: (t) => ({
-      nodes: t.field({ type: [GraphNodeRef], description: 'Seeds first, then by hop and score.', resolve: (g) => g.nodes }),
+      nodes: t.field({
+        type: [GraphNodeRef],
+        description: 'Seeds first, then by hop and score.',
+        resolve: (g) => g.nodes,
+      }),
       edges: t.field({ type: [EdgeRef], description: 'All edges between returned nodes.', resolve: (g) => g.edges }),
       truncated: t.exposeBoolean('truncated', {
         description: 'True when the fanout (8 per node) or the node cap (50) left reachable nodes out.',

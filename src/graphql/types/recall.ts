@@ -11,16 +11,27 @@ type Explain = RecallHitResult['explain'];
 const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
   description: 'The parts of a recall hit’s score.',
   fields: (t) => ({
-    keywordRank: t.exposeInt('keywordRank', { nullable: true, description: 'Rank in the keyword (BM25) arm, 1-based.' }),
+    keywordRank: t.exposeInt('keywordRank', {
+      nullable: true,
+      description: 'Rank in the keyword (BM25) arm, 1-based.',
+    }),
     bm25: t.exposeFloat('bm25', { nullable: true, description: 'BM25 relevance (higher is better).' }),
-    graphScore: t.exposeFloat('graphScore', { nullable: true, description: 'Graph arm score: seed × 0.6^hop × edge weight.' }),
-    vectorRank: t.exposeInt('vectorRank', { nullable: true, description: 'Rank in the vector arm (no vector arm yet).' }),
+    graphScore: t.exposeFloat('graphScore', {
+      nullable: true,
+      description: 'Graph arm score: seed × 0.6^hop × edge weight.',
+    }),
+    vectorRank: t.exposeInt('vectorRank', {
+      nullable: true,
+      description: 'Rank in the vector arm (no vector arm yet).',
+    }),
     rrf: t.exposeFloat('rrf', { description: 'Reciprocal rank fusion score (k = 60) over the arms.' }),
     decay: t.exposeFloat('decay', { description: 'Time decay factor by volatility, with its floor.' }),
     recallBoost: t.exposeFloat('recallBoost', { description: 'Boost from how often it was recalled before.' }),
     importance: t.exposeFloat('importance', { description: 'Importance factor, 0.5 + importance.' }),
     tagOverlap: t.exposeFloat('tagOverlap', { description: 'Factor from tags shared with the query.' }),
-    final: t.exposeFloat('final', { description: 'The score: rrf × decay × recallBoost × importance × tagOverlap (× penalties).' }),
+    final: t.exposeFloat('final', {
+      description: 'The score: rrf × decay × recallBoost × importance × tagOverlap (× penalties).',
+    }),
   }),
 });
 
@@ -33,7 +44,10 @@ const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
     snippet: t.exposeString('snippet', { description: 'The content, or a window of it around the matched terms.' }),
     truncated: t.exposeBoolean('truncated', { description: 'True when the snippet is shorter than the content.' }),
     arms: t.field({ type: [RecallArmEnum], description: 'The arms that found it.', resolve: (h) => h.arms }),
-    hop: t.exposeInt('hop', { nullable: true, description: 'Edges from the nearest keyword seed, when the graph arm found it.' }),
+    hop: t.exposeInt('hop', {
+      nullable: true,
+      description: 'Edges from the nearest keyword seed, when the graph arm found it.',
+    }),
     via: t.field({
       type: EdgeRef,
       nullable: true,
@@ -66,12 +80,24 @@ const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implemen
   fields: (t) => ({
     query: t.exposeString('query', { description: 'The query as given.' }),
     queryUsed: t.exposeString('queryUsed', { description: 'The query with its time phrase removed.' }),
-    timeRange: t.field({ type: TimeRangeRef, nullable: true, description: 'The time range read from the query.', resolve: (r) => r.timeRange }),
+    timeRange: t.field({
+      type: TimeRangeRef,
+      nullable: true,
+      description: 'The time range read from the query.',
+      resolve: (r) => r.timeRange,
+    }),
     hits: t.field({ type: [RecallHitRef], description: 'The hits in rank order.', resolve: (r) => r.hits }),
     candidates: t.exposeInt('candidates', { description: 'Distinct candidates considered after fusion.' }),
     usedChars: t.exposeInt('usedChars', { description: 'Sum of the snippets’ lengths.' }),
-    budgetChars: t.exposeInt('budgetChars', { nullable: true, description: 'The snippet budget (12,000), or null with full.' }),
-    omitted: t.field({ type: [RecallOmissionRef], description: 'Up to 50 dropped candidates, best first.', resolve: (r) => r.omitted }),
+    budgetChars: t.exposeInt('budgetChars', {
+      nullable: true,
+      description: 'The snippet budget (12,000), or null with full.',
+    }),
+    omitted: t.field({
+      type: [RecallOmissionRef],
+      description: 'Up to 50 dropped candidates, best first.',
+      resolve: (r) => r.omitted,
+    }),
     policyVersion: t.exposeString('policyVersion', { description: 'The ranking policy that scored this result.' }),
   }),
 });
@@ -94,7 +120,10 @@ builder.queryFields((t) => ({
     type: RecallResultRef,
     description: 'Ranked recall: keyword (BM25) and graph arms, fused, reranked and budgeted (CONTRACT §6).',
     args: {
-      query: t.arg.string({ required: true, description: 'Plain words, 1 to 1,000 characters; time phrases become a range.' }),
+      query: t.arg.string({
+        required: true,
+        description: 'Plain words, 1 to 1,000 characters; time phrases become a range.',
+      }),
       topK: t.arg.int({ defaultValue: 8, description: 'How many hits, 1 to 50.' }),
       hops: t.arg.int({ defaultValue: 1, description: 'Graph hops from keyword hits, 0 to 3.' }),
       full: t.arg.boolean({ defaultValue: false, description: 'Return whole contents, bypassing snippet budgets.' }),
@@ -104,7 +133,12 @@ builder.queryFields((t) => ({
       asOf: t.arg({ type: 'DateTime', description: 'Anchor for relative time phrases and time decay (default now).' }),
     },
     resolve: async (_r, args, ctx) => {
-      const input = { ...args, topK: args.topK ?? undefined, hops: args.hops ?? undefined, full: args.full ?? undefined };
+      const input = {
+        ...args,
+        topK: args.topK ?? undefined,
+        hops: args.hops ?? undefined,
+        full: args.full ?? undefined,
+      };
       const result = await recallEntries(readDb(ctx), input, new Date(ctx.now()));
       // recall_count + 1 for what was returned, written shortly after through the writer.
       ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));

@@ -10,13 +10,17 @@ function parseInstant(value: unknown): Date {
     const year = d.getUTCFullYear();
     if (!Number.isNaN(d.getTime()) && year >= 0 && year <= 9999) return d;
   }
-  throw new GraphQLError(`DateTime must be an ISO-8601 instant such as 2026-11-30T02:45:00.000Z, got ${JSON.stringify(value)}`, {
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
+  throw new GraphQLError(
+    `DateTime must be an ISO-8601 instant such as 2026-11-30T02:45:00.000Z, got ${JSON.stringify(value)}`,
+    {
+      extensions: { code: 'BAD_USER_INPUT' },
+    },
+  );
 }
 
 builder.scalarType('DateTime', {
-  description: 'An instant in time: ISO-8601 in UTC with a Z on output (2026-11-30T02:45:00.000Z); any ISO-8601 instant on input.',
+  description:
+    'An instant in time: ISO-8601 in UTC with a Z on output (2026-11-30T02:45:00.000Z); any ISO-8601 instant on input.',
   serialize: (value) => new Date(value instanceof Date ? value.getTime() : Number(value)).toISOString(),
   parseValue: parseInstant,
   parseLiteral: (node) => parseInstant(node.kind === Kind.STRING ? node.value : null),
@@ -37,7 +41,9 @@ function literalToJson(node: ValueNode): unknown {
     case Kind.OBJECT:
       return Object.fromEntries(node.fields.map((f) => [f.name.value, literalToJson(f.value)]));
     default:
-      throw new GraphQLError('JSON literals cannot contain variables or enums', { extensions: { code: 'BAD_USER_INPUT' } });
+      throw new GraphQLError('JSON literals cannot contain variables or enums', {
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
   }
 }
 

@@ -30,11 +30,25 @@ const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
     revisions: t.exposeInt('revisions', { description: 'Stored revisions.' }),
     byKind: t.field({ type: [CountByRef], description: 'Entries per kind.', resolve: (s) => s.byKind }),
     byStatus: t.field({ type: [CountByRef], description: 'Entries per status.', resolve: (s) => s.byStatus }),
-    byVolatility: t.field({ type: [CountByRef], description: 'Entries per volatility.', resolve: (s) => s.byVolatility }),
+    byVolatility: t.field({
+      type: [CountByRef],
+      description: 'Entries per volatility.',
+      resolve: (s) => s.byVolatility,
+    }),
     byClaimTag: t.field({ type: [CountByRef], description: 'Entries per claim tag.', resolve: (s) => s.byClaimTag }),
     edgesByType: t.field({ type: [CountByRef], description: 'Edges per type.', resolve: (s) => s.edgesByType }),
-    oldestAt: t.field({ type: 'DateTime', nullable: true, description: 'Creation time of the oldest entry.', resolve: (s) => s.oldestAt }),
-    newestAt: t.field({ type: 'DateTime', nullable: true, description: 'Creation time of the newest entry.', resolve: (s) => s.newestAt }),
+    oldestAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Creation time of the oldest entry.',
+      resolve: (s) => s.oldestAt,
+    }),
+    newestAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Creation time of the newest entry.',
+      resolve: (s) => s.newestAt,
+    }),
   }),
 });
 
@@ -44,8 +58,16 @@ const BriefRef = builder.objectRef<Brief>('Brief').implement({
     text: t.exposeString('text', { description: 'Plain text, at most 2,000 characters.' }),
     stats: t.field({ type: StatsRef, description: 'Workspace counts.', resolve: (b) => b.stats }),
     recent: t.field({ type: [EntryRef], description: 'The newest entries.', resolve: (b): EntryRow[] => b.recent }),
-    important: t.field({ type: [EntryRef], description: 'The most important entries in force.', resolve: (b) => b.important }),
-    stale: t.field({ type: [EntryRef], description: 'Entries that are stale and want review.', resolve: (b) => b.stale }),
+    important: t.field({
+      type: [EntryRef],
+      description: 'The most important entries in force.',
+      resolve: (b) => b.important,
+    }),
+    stale: t.field({
+      type: [EntryRef],
+      description: 'Entries that are stale and want review.',
+      resolve: (b) => b.stale,
+    }),
     topTags: t.field({ type: [TagCountRef], description: 'The most used tags.', resolve: (b) => b.topTags }),
   }),
 });
@@ -56,7 +78,11 @@ builder.queryFields((t) => ({
     description: 'Every tag with its entry count, most used first.',
     resolve: (_r, _a, ctx) => tagCounts(readDb(ctx)),
   }),
-  stats: t.field({ type: StatsRef, description: 'Counts over the workspace.', resolve: (_r, _a, ctx) => workspaceStats(readDb(ctx)) }),
+  stats: t.field({
+    type: StatsRef,
+    description: 'Counts over the workspace.',
+    resolve: (_r, _a, ctx) => workspaceStats(readDb(ctx)),
+  }),
   brief: t.field({
     type: BriefRef,
     description: 'A digest of the workspace: counts, top tags, recent, important and stale entries.',
