@@ -8,6 +8,7 @@ import { WebSocketServer } from 'ws';
 import type { Config } from './config.ts';
 import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
+import { createRedisTarget } from './events/redis.ts';
 import type { Context } from './graphql/context.ts';
 import { maskError, toGraphQLError } from './graphql/errors.ts';
 import { createLoaders } from './graphql/loaders.ts';
@@ -19,6 +20,10 @@ import { WorkspaceRegistry } from './workspaces/registry.ts';
 export const GRAPHQL_PATH = '/graphql';
 /** Largest accepted WebSocket message. */
 export const MAX_WS_PAYLOAD = 1024 * 1024;
+/** Subscriptions one WebSocket connection may hold at once. */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+/** How long shutdown waits for in-flight HTTP requests before cutting them. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface MiniSphereServer {
   /** Listens on the configured host and port (0 picks a free port). */
@@ -46,7 +51,10 @@ interface WsInitialContext {
 /** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
 export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
   const clock = deps.clock ?? Date.now;
-  const bus = deps.bus ?? new EventBus();
+  const redis = !deps.bus && config.redisUrl ? createRedisTarget(config.redisUrl) : null;
+  const bus = deps.bus ?? new EventBus(redis?.target);
+  // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
+  const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
   const registry = new WorkspaceRegistry({
     dataDir: config.dataDir,
     dbUrl: config.dbUrl,
@@ -62,7 +70,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       : initial.request?.headers.get('x-workspace');
     const access = openAccess(hint);
     const workspace = await registry.get(access.workspaceId);
-    return { access, workspace, loaders: createLoaders(workspace.db), bus, now: clock };
+    return { access, workspace, loaders: createLoaders(workspace.db), bus, realtime, now: clock };
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -91,7 +99,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
   };
 
+  let inFlight = 0;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
       void health(res);
@@ -105,7 +116,15 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      connectionInitWaitTimeout: 5_000,
       onSubscribe: async (ctx, _id, params) => {
+        if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+          return [
+            new GraphQLError(`at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`, {
+              extensions: { code: 'RATE_LIMITED' },
+            }),
+          ];
+        }
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
@@ -150,13 +169,17 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       }),
     stop: () => {
       stopping ??= (async () => {
+        // Stop taking connections, tell every WebSocket client we are going away (1001),
+        // let in-flight requests finish (their writes commit and are answered), then close.
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-        for (const client of wss.clients) client.close(1001, 'server shutting down');
         await ws.dispose();
-        await registry.close();
         http.closeIdleConnections();
+        const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+        while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await registry.close();
         http.closeAllConnections();
         await closed;
+        await redis?.close();
       })();
       return stopping;
     },

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { MemoryEventRecord } from './types.ts';
 
 /**
@@ -14,14 +15,32 @@ export type EventListener = (event: MemoryEventRecord) => void;
 
 const topic = (workspace: string) => `sphere-events:${workspace}`;
 
+/** Counters over every subscriber stream, for /metrics and for tests of the memory bound. */
+export interface StreamStats {
+  /** Streams open now. */
+  open: number;
+  /** Live events held in stream buffers now, over all streams. */
+  buffered: number;
+  /** Times a stream's buffer filled and it fell back to reading the log. */
+  overflows: number;
+}
+
 /** Publishes committed events per workspace topic; nobody can listen across workspaces. */
 export class EventBus {
   readonly #target: BusTarget;
+  readonly streams: StreamStats = { open: 0, buffered: 0, overflows: 0 };
   #published = 0;
   #listeners = 0;
 
-  constructor(target: BusTarget = new EventTarget()) {
-    this.#target = target;
+  constructor(target?: BusTarget) {
+    if (target) {
+      this.#target = target;
+    } else {
+      const local = new EventTarget();
+      // Every subscriber of a workspace listens on its topic; hundreds are normal.
+      setMaxListeners(0, local);
+      this.#target = local;
+    }
   }
 
   get published(): number {

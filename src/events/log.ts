@@ -1,4 +1,4 @@
-import { asc, gt } from 'drizzle-orm';
+import { asc, gt, max } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { type EventRow, events } from '../db/schema.ts';
 import type { CaptureOutcome, MemoryEventType } from '../memory/model.ts';
@@ -26,4 +26,10 @@ export async function readEventLog(
 ): Promise<MemoryEventRecord[]> {
   const rows = await db.select().from(events).where(gt(events.seq, sinceSeq)).orderBy(asc(events.seq)).limit(limit);
   return rows.map((row) => toEventRecord(workspace, row));
+}
+
+/** The newest committed seq (0 for an empty log). */
+export async function lastSeq(db: Db): Promise<number> {
+  const [row] = await db.select({ seq: max(events.seq) }).from(events);
+  return row?.seq ?? 0;
 }

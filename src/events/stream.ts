@@ -1,7 +1,7 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { Db } from '../db/client.ts';
 import type { EventBus } from './bus.ts';
-import { readEventLog } from './log.ts';
+import { lastSeq, readEventLog } from './log.ts';
 import type { MemoryEventRecord } from './types.ts';
 
 export interface StreamOptions {
@@ -11,6 +11,11 @@ export interface StreamOptions {
   bufferMax?: number;
   /** Page size when reading the log. */
   pageSize?: number;
+  /**
+   * While idle, look at the log this often for events the bus never delivered (a Redis
+   * restart drops pub/sub messages); 0 turns it off (the in-process bus never drops).
+   */
+  pollMs?: number;
 }
 
 /**
@@ -28,27 +33,41 @@ export function workspaceEvents(
 ): AsyncIterableIterator<MemoryEventRecord> {
   const bufferMax = opts.bufferMax ?? 1_000;
   const pageSize = opts.pageSize ?? 500;
+  const pollMs = opts.pollMs ?? 0;
 
   return new Repeater<MemoryEventRecord>(async (push, stop) => {
+    const stats = bus.streams;
     let buffer: MemoryEventRecord[] = [];
     let overflowed = false;
     let stopped = false;
     let wake: (() => void) | null = null;
+    stats.open++;
     const unsubscribe = bus.subscribe(workspace, (event) => {
-      if (buffer.length >= bufferMax) overflowed = true;
-      else buffer.push(event);
+      if (buffer.length >= bufferMax) {
+        if (!overflowed) stats.overflows++;
+        overflowed = true;
+      } else {
+        buffer.push(event);
+        stats.buffered++;
+      }
       wake?.();
     });
+    const take = (): MemoryEventRecord | undefined => {
+      const next = buffer.shift();
+      if (next) stats.buffered--;
+      return next;
+    };
     void stop.then(() => {
       stopped = true;
       wake?.();
     });
 
-    let last = opts.sinceSeq;
+    // Live-only streams start after what is committed now, so a later gap can be recognised.
+    let last: number = opts.sinceSeq ?? (await lastSeq(db));
     // Emits the log after `last`, up to (not including) `until`.
     const replay = async (until: number | null) => {
       while (!stopped) {
-        const page = await readEventLog(db, workspace, last ?? 0, pageSize);
+        const page = await readEventLog(db, workspace, last, pageSize);
         for (const event of page) {
           if (stopped || (until !== null && event.seq >= until)) return;
           last = event.seq;
@@ -59,32 +78,36 @@ export function workspaceEvents(
     };
 
     try {
-      if (last !== null) await replay(null);
+      await replay(null);
       while (!stopped) {
         if (overflowed) {
           // Too far behind: drop what is held and read the rest from the log.
           overflowed = false;
+          stats.buffered -= buffer.length;
           buffer = [];
-          last ??= 0;
           await replay(null);
           continue;
         }
-        const next = buffer.shift();
+        const next = take();
         if (!next) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
+          const idle = await new Promise<boolean>((resolve) => {
+            wake = () => resolve(false);
+            if (pollMs > 0) setTimeout(() => resolve(true), pollMs).unref();
           });
           wake = null;
+          if (idle && !stopped && (await lastSeq(db)) > last) await replay(null);
           continue;
         }
-        if (last !== null && next.seq <= last) continue;
-        if (last !== null && next.seq > last + 1) await replay(next.seq);
+        if (next.seq <= last) continue;
+        if (next.seq > last + 1) await replay(next.seq);
         if (stopped) break;
         last = next.seq;
         await push(next);
       }
     } finally {
       unsubscribe();
+      stats.buffered -= buffer.length;
+      stats.open--;
     }
   });
 }

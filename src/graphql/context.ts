@@ -9,6 +9,8 @@ export interface Context {
   workspace: Workspace;
   loaders: Loaders;
   bus: EventBus;
+  /** How subscription streams behave: idle log polling (Redis mode) and the live buffer bound. */
+  realtime: { pollMs: number; bufferMax: number };
   /** The real clock; recall's `asOf` never replaces it for freshness. */
   now: () => number;
 }

@@ -9,6 +9,7 @@ import './types/graph.ts';
 import './types/stats.ts';
 import './types/recall.ts';
 import './types/events.ts';
+import './types/maintenance.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -81,7 +81,7 @@ function subscribeEvents(
 ): AsyncIterable<MemoryEventRecord> {
   const db = readDb(ctx);
   if (sinceSeq !== null && sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
-  const source = workspaceEvents(ctx.bus, db, ctx.access.workspaceId, { sinceSeq });
+  const source = workspaceEvents(ctx.bus, db, ctx.access.workspaceId, { sinceSeq, ...ctx.realtime });
   return {
     async *[Symbol.asyncIterator]() {
       try {

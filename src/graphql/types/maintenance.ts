@@ -1,0 +1,44 @@
+import { checkStalenessLimit, runStalenessPass, type StalenessReport } from '../../memory/staleness.ts';
+import { assertCan } from '../../workspaces/access.ts';
+import { builder } from '../builder.ts';
+
+const DEFAULT_STALENESS_LIMIT = 500;
+
+const StalenessReportRef = builder.objectRef<StalenessReport>('StalenessReport').implement({
+  description: 'What one staleness pass did to the workspace.',
+  fields: (t) => ({
+    scanned: t.exposeInt('scanned', {
+      description:
+        'Distinct entries the pass looked at: re-classification candidates and the over-age entries it marked.',
+    }),
+    markedStale: t.exposeInt('markedStale', {
+      description: 'ACTIVE entries older (since updatedAt) than their volatility allows that became STALE.',
+    }),
+    reclassified: t.exposeInt('reclassified', {
+      description:
+        'Entries with a default volatility that the heuristic classified (their volatility may be unchanged).',
+    }),
+    at: t.field({ type: 'DateTime', description: 'When the pass ran.', resolve: (r) => r.at }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  runStalenessPass: t.field({
+    type: StalenessReportRef,
+    description:
+      'Re-classifies up to `limit` default-volatility entries by a text heuristic and marks up to `limit` ' +
+      'over-age ACTIVE entries STALE, in one write with an audit row and a STALENESS_PASS event. ' +
+      'Needs the maintainer role (or open mode).',
+    args: {
+      limit: t.arg.int({
+        defaultValue: DEFAULT_STALENESS_LIMIT,
+        description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
+      }),
+    },
+    resolve: (_r, args, ctx) => {
+      assertCan(ctx.access, 'maintain');
+      const limit = checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT);
+      return ctx.workspace.writer.run((scope) => runStalenessPass(scope, { limit, actor: ctx.access.tokenId }));
+    },
+  }),
+}));

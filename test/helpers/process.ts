@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../bin/mini-sphere.js', import.meta.url));
+
+export interface ServerProcess {
+  proc: ChildProcess;
+  url: string;
+  wsUrl: string;
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `mini-sphere serve` as a real child process and waits until it listens. */
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const proc = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  proc.stderr?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout?.on('data', onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening:\n${out}`));
+    });
+  });
+  return { proc, url, wsUrl: url.replace(/^http/, 'ws'), output: () => out, exited };
+}

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { captureEntry } from '../../src/memory/capture.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { collect, settle, wsClient } from '../helpers/ws.ts';
+
+const EVENT_FIELDS = 'seq type outcome entryId entry { id content kind tags } edge { src dst type weight }';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function capture(workspace: string, content: string, extra: Record<string, unknown> = {}) {
+  const data = await t.gqlOk<{ capture: { outcome: string; entry: { id: string } } }>(
+    'mutation($i: CaptureInput!) { capture(input: $i) { outcome entry { id } } }',
+    { i: { content, ...extra } },
+    { workspace },
+  );
+  return data.capture;
+}
+
+/** Writes through the workspace writer directly: the same code path as a mutation, minus HTTP. */
+async function bulkCapture(workspace: string, n: number, prefix: string) {
+  const ws = await t.server.registry.get(workspace);
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => ws.writer.run((scope) => captureEntry(scope, { content: `${prefix} ${i}` }))),
+  );
+}
+
+describe('subscriptions over graphql-ws', () => {
+  it('delivers CAPTURED and LINKED events with the selected fields, and filters hold', async () => {
+    const workspace = 'rt-filters';
+    const client = wsClient(t.wsUrl, { workspace });
+    const tagged = collect(client, `subscription { captured(tag: " Alpha ") { ${EVENT_FIELDS} } }`);
+    const people = collect(client, `subscription { captured(kind: PERSON) { ${EVENT_FIELDS} } }`);
+    const follows = collect(client, `subscription { linked(type: FOLLOWS) { ${EVENT_FIELDS} } }`);
+    const updates = collect(client, `subscription { events(types: [UPDATED, FORGOTTEN]) { ${EVENT_FIELDS} } }`);
+    const all = collect(client, `subscription { events { ${EVENT_FIELDS} } }`);
+    await settle(300);
+
+    const a = await capture(workspace, 'alpha note one', { tags: ['alpha'], kind: 'EPISODIC' });
+    const blocked = await capture(workspace, '  ALPHA   note one ', { tags: ['alpha'] });
+    expect(blocked.outcome).toBe('BLOCKED');
+    const p = await capture(workspace, 'Ada Lovelace', { kind: 'PERSON' });
+    const b = await capture(workspace, 'beta note two', { kind: 'EPISODIC' });
+    await t.gqlOk(
+      'mutation($a: ID!, $b: ID!) { f: link(input: { src: $a, dst: $b, type: FOLLOWS }) { type } r: link(input: { src: $a, dst: $b, type: RELATES_TO }) { type } }',
+      { a: b.entry.id, b: a.entry.id },
+      { workspace },
+    );
+    await t.gqlOk(
+      'mutation($id: ID!) { update(id: $id, content: "beta note two, revised") { id } }',
+      { id: b.entry.id },
+      { workspace },
+    );
+
+    // 3 stored captures + 2 links + 1 update; the BLOCKED capture emits nothing.
+    const events = await all.until((xs) => xs.length >= 6);
+    await settle(200);
+    expect(all.items.map((e) => e.type)).toEqual(['CAPTURED', 'CAPTURED', 'CAPTURED', 'LINKED', 'LINKED', 'UPDATED']);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+
+    await tagged.until((xs) => xs.length >= 1);
+    expect(tagged.items).toHaveLength(1);
+    expect(tagged.items[0]).toMatchObject({
+      type: 'CAPTURED',
+      outcome: 'STORED',
+      entryId: a.entry.id,
+      entry: { id: a.entry.id, content: 'alpha note one', kind: 'EPISODIC', tags: ['alpha'] },
+    });
+    expect(people.items.map((e) => e.entryId)).toEqual([p.entry.id]);
+    expect(follows.items).toHaveLength(1);
+    expect(follows.items[0]?.edge).toMatchObject({ src: b.entry.id, dst: a.entry.id, type: 'FOLLOWS', weight: 1 });
+    expect(updates.items.map((e) => e.type)).toEqual(['UPDATED']);
+    expect(updates.items[0]?.entry.content).toBe('beta note two, revised');
+    for (const s of [tagged, people, follows, updates, all]) s.dispose();
+    await client.dispose();
+  });
+
+  it('replays from sinceSeq, then goes live, with every seq exactly once and in order while writes continue', async () => {
+    const workspace = 'rt-replay';
+    await bulkCapture(workspace, 200, 'before');
+    const client = wsClient(t.wsUrl, { workspace });
+    const writing = bulkCapture(workspace, 200, 'during');
+    const sub = collect(client, 'subscription { events(sinceSeq: 100) { seq type } }');
+    await writing;
+    await sub.until((xs) => xs.length >= 300, 20_000);
+    await settle(200);
+    expect(sub.items.map((e) => e.seq)).toEqual(Array.from({ length: 300 }, (_, i) => 101 + i));
+    sub.dispose();
+    await client.dispose();
+  });
+
+  it('never shows a subscriber another workspace’s events', async () => {
+    const mine = wsClient(t.wsUrl, { workspace: 'rt-mine' });
+    const sub = collect(mine, 'subscription { events(sinceSeq: 0) { seq entry { content } } }');
+    await settle(200);
+    await capture('rt-theirs', 'canary from the other workspace');
+    await capture('rt-mine', 'my own note');
+    await sub.until((xs) => xs.length >= 1);
+    await settle(300);
+    expect(sub.items.map((e) => e.entry.content)).toEqual(['my own note']);
+    sub.dispose();
+    await mine.dispose();
+  });
+
+  it('keeps server memory bounded under a stalled subscriber while others keep receiving', async () => {
+    const workspace = 'rt-slow';
+    // A raw graphql-transport-ws client that subscribes and then stops reading its socket.
+    const stalled = new WebSocket(t.wsUrl, 'graphql-transport-ws');
+    await new Promise((r) => stalled.once('open', r));
+    stalled.send(JSON.stringify({ type: 'connection_init', payload: { workspace } }));
+    await new Promise((r) => stalled.once('message', r));
+    stalled.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: { query: 'subscription { events { seq type entry { id content tags revisions { content } } } }' },
+      }),
+    );
+    await settle(200);
+    (stalled as unknown as { _socket: { pause(): void } })._socket.pause();
+
+    const client = wsClient(t.wsUrl, { workspace });
+    const healthy = collect(client, 'subscription { events { seq } }');
+    await settle(200);
+    global.gc?.();
+    const before = process.memoryUsage().heapUsed;
+    const streams = t.server.bus.streams;
+    let maxBuffered = 0;
+    const sampler = setInterval(() => {
+      maxBuffered = Math.max(maxBuffered, streams.buffered);
+    }, 5);
+    // 2 KB per event payload: far more than the socket buffers can absorb for the stalled client.
+    for (let i = 0; i < 10; i++) await bulkCapture(workspace, 1_000, `flood ${i} ${'x'.repeat(2_000)}`);
+    await healthy.until((xs) => xs.length >= 10_000, 60_000);
+    clearInterval(sampler);
+    // The stalled stream filled its bounded buffer and fell back to the log instead of growing.
+    expect(streams.overflows).toBeGreaterThanOrEqual(1);
+    expect(maxBuffered).toBeLessThanOrEqual(1_000 * streams.open);
+    global.gc?.();
+    const growth = process.memoryUsage().heapUsed - before;
+    // 10,000 events of ~2 KB each are ~20 MB of payload; the stall must not hold them.
+    expect(growth).toBeLessThan(64 * 1024 * 1024);
+    expect(healthy.items.at(-1)?.seq).toBe(10_000);
+    stalled.terminate();
+    healthy.dispose();
+    await client.dispose();
+  }, 120_000);
+
+  it('rejects more than the per-connection subscription cap with RATE_LIMITED', async () => {
+    const client = wsClient(t.wsUrl, { workspace: 'rt-cap' });
+    const subs = Array.from({ length: 101 }, () => collect(client, 'subscription { events { seq } }'));
+    const last = subs[100];
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const tick = () => {
+        if (last && last.errors.length > 0) return resolve();
+        if (Date.now() - started > 10_000) return reject(new Error('no error for the 101st subscription'));
+        setTimeout(tick, 20);
+      };
+      tick();
+    });
+    expect(JSON.stringify(last?.errors)).toContain('RATE_LIMITED');
+    for (const s of subs) s.dispose();
+    await client.dispose();
+  });
+});
