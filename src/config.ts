@@ -9,12 +9,16 @@ export interface Config {
   /** Hosted libSQL URL template containing `{workspace}`; null for embedded files. */
   dbUrl: string | null;
   dbAuthToken: string | null;
+  /** The control database (tokens, audit log); default `<dataDir>/_control.db`. */
+  controlDbUrl: string | null;
   redisUrl: string | null;
   /** `required` forces token auth even on loopback. */
   authRequired: boolean;
   /** Mutations per minute per workspace; null means "mode default", 0 turns it off. */
   rateLimit: number | null;
   playground: boolean;
+  /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
+  introspection: boolean | null;
   production: boolean;
   logLevel: string;
 }
@@ -36,6 +40,8 @@ const envSchema = z.object({
       .optional(),
   ),
   SPHERE_DB_AUTH_TOKEN: optional,
+  SPHERE_CONTROL_DB_URL: optional,
+  SPHERE_INTROSPECTION: optional.pipe(z.enum(['on', 'off']).optional()),
   REDIS_URL: optional,
   SPHERE_AUTH: optional.pipe(z.enum(['required', 'optional']).optional()),
   SPHERE_RATE_LIMIT: optional.pipe(z.coerce.number<string | undefined>().int().min(0).optional()),
@@ -60,10 +66,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(e.SPHERE_DATA_DIR),
     dbUrl: e.SPHERE_DB_URL ?? null,
     dbAuthToken: e.SPHERE_DB_AUTH_TOKEN ?? null,
+    controlDbUrl: e.SPHERE_CONTROL_DB_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     authRequired: e.SPHERE_AUTH === 'required',
     rateLimit: e.SPHERE_RATE_LIMIT ?? null,
     playground: e.SPHERE_PLAYGROUND !== 'off',
+    introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
     ...overrides,

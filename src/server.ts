@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -10,20 +11,27 @@ import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
 import { createRedisTarget } from './events/redis.ts';
 import type { Context } from './graphql/context.ts';
-import { maskError, toGraphQLError } from './graphql/errors.ts';
+import { maskError, toGraphQLError, useVariableErrorCodes } from './graphql/errors.ts';
+import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { DomainError } from './memory/errors.ts';
-import { openAccess } from './workspaces/access.ts';
+import { Authenticator, type Credentials, isLoopback } from './workspaces/auth.ts';
+import { ControlStore } from './workspaces/control.ts';
+import { RateLimiter } from './workspaces/rate-limit.ts';
 import { WorkspaceRegistry } from './workspaces/registry.ts';
 
 export const GRAPHQL_PATH = '/graphql';
-/** Largest accepted WebSocket message. */
-export const MAX_WS_PAYLOAD = 1024 * 1024;
+/** Largest accepted request body and WebSocket message. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 /** Subscriptions one WebSocket connection may hold at once. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+/** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
+export const DEFAULT_TOKEN_RATE_LIMIT = 6_000;
 /** How long shutdown waits for in-flight HTTP requests before cutting them. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How often an open WebSocket re-checks that its token is still valid. */
+const TOKEN_RECHECK_MS = 1_000;
 
 export interface MiniSphereServer {
   /** Listens on the configured host and port (0 picks a free port). */
@@ -33,6 +41,8 @@ export interface MiniSphereServer {
   readonly registry: WorkspaceRegistry;
   readonly bus: EventBus;
   readonly http: Server;
+  /** The control database (tokens, audit log), opened on first use. */
+  control(): Promise<ControlStore>;
 }
 
 export interface ServerDeps {
@@ -46,6 +56,21 @@ export interface ServerDeps {
 /** What graphql-ws passes as the envelop's initial context. */
 interface WsInitialContext {
   connectionParams?: Readonly<Record<string, unknown>>;
+}
+
+function credentialsOf(initial: YogaInitialContext & WsInitialContext): Credentials {
+  if (initial.connectionParams) {
+    return { authorization: initial.connectionParams.authorization, workspace: initial.connectionParams.workspace };
+  }
+  return {
+    authorization: initial.request?.headers.get('authorization'),
+    workspace: initial.request?.headers.get('x-workspace'),
+  };
+}
+
+function sendJsonError(res: ServerResponse, status: number, message: string, code: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+  res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
 }
 
 /** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
@@ -63,14 +88,41 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     onQuery: deps.onQuery,
     onCommit: (events) => bus.publish(events),
   });
+  let controlStore: Promise<ControlStore> | null = null;
+  const control = () => {
+    controlStore ??= ControlStore.open(config, clock);
+    controlStore.catch(() => {
+      controlStore = null;
+    });
+    return controlStore;
+  };
+  const rateLimiter = new RateLimiter(clock);
+  // Introspection and the rate limit follow the mode the last request found.
+  let tokenModeSeen = config.authRequired;
+
+  const authenticate = async (creds: Credentials) => {
+    const auth = new Authenticator(await control(), { authRequired: config.authRequired });
+    const access = await auth.authenticate(creds);
+    tokenModeSeen = access.role !== 'open';
+    return access;
+  };
 
   const createContext = async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
-    const hint = initial.connectionParams
-      ? initial.connectionParams.workspace
-      : initial.request?.headers.get('x-workspace');
-    const access = openAccess(hint);
+    const access = await authenticate(credentialsOf(initial));
     const workspace = await registry.get(access.workspaceId);
-    return { access, workspace, loaders: createLoaders(workspace.db), bus, realtime, now: clock };
+    const store = await control();
+    const rateLimit = config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
+    return {
+      access,
+      workspace,
+      loaders: createLoaders(workspace.db),
+      bus,
+      realtime,
+      now: clock,
+      takeWriteQuota: () => rateLimiter.take(access.workspaceId, rateLimit),
+      audit: (action, details) =>
+        store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
+    };
   };
 
   const yoga = createYoga<Record<string, unknown>, Context>({
@@ -89,11 +141,19 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     landingPage: false,
     healthCheckEndpoint: '/__yoga_health',
     logging: false,
+    plugins: [
+      useVariableErrorCodes(),
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-workspace', 'authorization'] }),
+      ...documentLimitPlugins({ introspection: () => config.introspection ?? !tokenModeSeen }),
+    ],
   });
 
   const health = async (res: ServerResponse) => {
     const open = await registry.opened();
-    const checks = await Promise.allSettled(open.map((ws) => ws.client.execute('SELECT 1')));
+    const checks = await Promise.allSettled([
+      control().then((c) => c.tokensExist()),
+      ...open.map((ws) => ws.client.execute('SELECT 1')),
+    ]);
     const failed = checks.filter((c) => c.status === 'rejected').length;
     res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
@@ -108,15 +168,52 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       void health(res);
       return;
     }
+    if (req.method === 'POST') {
+      // Bodies are bounded before anything reads them: a stated length over the cap is
+      // refused at once, and a body without a stated length is not accepted at all.
+      const length = req.headers['content-length'];
+      if (length === undefined) {
+        sendJsonError(res, 411, 'a Content-Length header is required', 'BAD_USER_INPUT');
+        return;
+      }
+      if (Number(length) > MAX_BODY_BYTES) {
+        sendJsonError(res, 413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'BAD_USER_INPUT');
+        return;
+      }
+    }
     void yoga.requestListener(req, res);
   });
 
-  const wss = new WebSocketServer({ server: http, path: GRAPHQL_PATH, maxPayload: MAX_WS_PAYLOAD });
+  const wss = new WebSocketServer({ server: http, path: GRAPHQL_PATH, maxPayload: MAX_BODY_BYTES });
   const ws = useServer<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       connectionInitWaitTimeout: 5_000,
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        let access: Awaited<ReturnType<typeof authenticate>>;
+        try {
+          access = await authenticate({ authorization: params.authorization, workspace: params.workspace });
+        } catch (error) {
+          // No valid credentials: graphql-ws closes with 4403 Forbidden. Anything else (a bad
+          // workspace id) is reported on each operation with its code.
+          return !(error instanceof DomainError && error.code === 'UNAUTHENTICATED');
+        }
+        const token = typeof params.authorization === 'string' ? params.authorization : null;
+        if (access.tokenId && token) {
+          // A revoked token loses its open sockets too, within a second.
+          const timer = setInterval(() => {
+            authenticate({ authorization: token, workspace: null }).catch(() => {
+              clearInterval(timer);
+              ctx.extra.socket.close(4403, 'Forbidden: token revoked');
+            });
+          }, TOKEN_RECHECK_MS);
+          timer.unref();
+          ctx.extra.socket.once('close', () => clearInterval(timer));
+        }
+        return true;
+      },
       onSubscribe: async (ctx, _id, params) => {
         if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
           return [
@@ -134,7 +231,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         try {
           const document = parse(params.query);
           const errors = validate(schema, document);
-          if (errors.length > 0) return errors;
+          if (errors.length > 0) return errors.map((e: GraphQLError) => maskError(e, e.message) as GraphQLError);
           return {
             schema,
             operationName: params.operationName,
@@ -157,8 +254,16 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     registry,
     bus,
     http,
-    start: () =>
-      new Promise((resolve, reject) => {
+    control,
+    start: async () => {
+      const auth = new Authenticator(await control(), { authRequired: config.authRequired });
+      if (!isLoopback(config.host) && !(await auth.tokenMode())) {
+        throw new Error(
+          `refusing to listen on ${config.host} without tokens: open mode is for loopback only. ` +
+            'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
+        );
+      }
+      return new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(config.port, config.host, () => {
           http.off('error', reject);
@@ -166,7 +271,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
           resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
         });
-      }),
+      });
+    },
     stop: () => {
       stopping ??= (async () => {
         // Stop taking connections, tell every WebSocket client we are going away (1001),
@@ -180,6 +286,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeAllConnections();
         await closed;
         await redis?.close();
+        if (controlStore) (await controlStore.catch(() => null))?.close();
       })();
       return stopping;
     },

@@ -52,7 +52,7 @@ export class Writer {
 
   constructor(db: RootDb, opts: WriterOptions) {
     this.#db = db;
-    this.#opts = { maxBatch: 64, clock: Date.now, ...opts };
+    this.#opts = { ...opts, maxBatch: opts.maxBatch ?? 64, clock: opts.clock ?? Date.now };
   }
 
   /** Number of writes waiting for the writer (a gauge for /metrics). */

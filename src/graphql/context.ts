@@ -13,4 +13,8 @@ export interface Context {
   realtime: { pollMs: number; bufferMax: number };
   /** The real clock; recall's `asOf` never replaces it for freshness. */
   now: () => number;
+  /** Takes one mutation from the workspace's rate limit; false when it is spent. */
+  takeWriteQuota: () => boolean;
+  /** Writes a privileged call to the control database's audit log (token id, workspace, time). */
+  audit: (action: string, details: Record<string, unknown>) => Promise<void>;
 }

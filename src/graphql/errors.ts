@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { maskError as yogaMaskError } from 'graphql-yoga';
+import { type Plugin, maskError as yogaMaskError } from 'graphql-yoga';
 import { DomainError } from '../memory/errors.ts';
 
 const HTTP_STATUS: Partial<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, RATE_LIMITED: 429 };
@@ -33,4 +33,32 @@ export function maskError(error: unknown, message: string): Error {
     });
   }
   return yogaMaskError(error, message, false);
+}
+
+const isVariableError = (e: GraphQLError) => !e.extensions?.code && e.message.startsWith('Variable "$');
+
+/**
+ * graphql-js reports bad variable values (an unknown enum value, a string for an Int, a
+ * missing required field) as execution results without a code; the contract calls them
+ * BAD_USER_INPUT, over HTTP and WebSocket alike.
+ */
+export function useVariableErrorCodes(): Plugin {
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (!('errors' in result) || !result.errors?.some(isVariableError)) return;
+        setResult({
+          ...result,
+          errors: result.errors.map((e) =>
+            isVariableError(e)
+              ? new GraphQLError(e.message, {
+                  nodes: e.nodes,
+                  extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+                })
+              : e,
+          ),
+        });
+      },
+    }),
+  };
 }

@@ -12,8 +12,12 @@ export interface GqlError {
   extensions?: { code?: string; [key: string]: unknown };
 }
 
+/** Response data as tests read it: loose on purpose, since each test asserts the shape it expects. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read responses ad hoc and assert their shape
+export type Data = Record<string, any>;
+
 /** A parsed GraphQL response body, with the HTTP status it came with. */
-export interface GqlResponse<T = Record<string, any>> {
+export interface GqlResponse<T = Data> {
   data?: T | null;
   errors?: GqlError[];
   status: number;
@@ -38,9 +42,9 @@ export interface TestServer {
   queries: string[];
   resetQueries(): void;
   /** POSTs a GraphQL operation and returns the parsed body (and status). */
-  gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, opts?: GqlOptions): Promise<GqlResponse<T>>;
+  gql<T = Data>(query: string, variables?: Record<string, unknown>, opts?: GqlOptions): Promise<GqlResponse<T>>;
   /** Like `gql`, but fails the test on any error and returns `data`. */
-  gqlOk<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, opts?: GqlOptions): Promise<T>;
+  gqlOk<T = Data>(query: string, variables?: Record<string, unknown>, opts?: GqlOptions): Promise<T>;
   /** The database file of a workspace. */
   dbPath(workspace: string): string;
   /** Stops the server and removes the temp data dir. */
@@ -60,7 +64,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const { url, port } = await server.start();
   const origin = `http://127.0.0.1:${port}`;
 
-  const gql = async <T = Record<string, any>>(
+  const gql = async <T = Data>(
     query: string,
     variables?: Record<string, unknown>,
     o: GqlOptions = {},
@@ -82,7 +86,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     return { ...body, status: res.status };
   };
 
-  const gqlOk = async <T = Record<string, any>>(
+  const gqlOk = async <T = Data>(
     query: string,
     variables?: Record<string, unknown>,
     o: GqlOptions = {},

@@ -4,8 +4,14 @@ import { builder } from '../builder.ts';
 // An instant: a date and time with Z or an offset. Bare dates and local times are ambiguous.
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
+/** Date would roll 2026-02-30 over to March; check the written fields themselves. */
+function dayExists(value: string): boolean {
+  const [y = 0, m = 0, d = 0] = value.slice(0, 10).split('-').map(Number);
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
 function parseInstant(value: unknown): Date {
-  if (typeof value === 'string' && ISO_INSTANT.test(value)) {
+  if (typeof value === 'string' && ISO_INSTANT.test(value) && dayExists(value)) {
     const d = new Date(value);
     const year = d.getUTCFullYear();
     if (!Number.isNaN(d.getTime()) && year >= 0 && year <= 9999) return d;

@@ -1,0 +1,124 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import {
+  type ASTVisitor,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+  type ValueNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Where the document limits sit. CONTRACT §8 promises that a document of depth ≤ 8,
+ * ≤ 15 aliases, ≤ 2,000 tokens and ≤ 100 fields per selection set, with arguments in
+ * range, is never rejected, and that depth ≥ 20, ≥ 100 aliases or ≥ 10,000 tokens always is.
+ */
+export const DOCUMENT_LIMITS = {
+  maxDepth: 15,
+  maxAliases: 30,
+  maxTokens: 5_000,
+  maxDirectives: 50,
+  /**
+   * Cost: each field costs 1 times the list sizes above it. Only root fields take size
+   * arguments, so a compliant document (≤ ~1,000 fields under one eventLog(limit: 1000))
+   * stays under 1,000,000; a topK or limit of 1e9 does not.
+   */
+  maxCost: 1_000_000,
+} as const;
+
+/** How many items a field can return, from its arguments (1 when it has no size argument). */
+function listFactor(field: FieldNode, variables: Record<string, unknown>): number {
+  const arg = (name: string, fallback: number): number => {
+    const node = field.arguments?.find((a) => a.name.value === name)?.value;
+    const value = node ? valueOf(node, variables) : undefined;
+    return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.abs(value)) : fallback;
+  };
+  switch (field.name.value) {
+    case 'recall':
+      return arg('topK', 8) * (1 + arg('hops', 1));
+    case 'recent':
+      return arg('n', 20);
+    case 'eventLog':
+      return arg('limit', 100);
+    case 'graphView':
+      return 50 * (1 + arg('hops', 1));
+    default:
+      return 1;
+  }
+}
+
+function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
+  if (node.kind === Kind.INT || node.kind === Kind.FLOAT) return Number(node.value);
+  if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+  return undefined;
+}
+
+/** Rejects documents whose estimated cost, scaled by topK, hops, n and limit, is too high. */
+export function costLimitRule(maxCost: number, variables: () => Record<string, unknown>): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const def of context.getDocument().definitions) {
+      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    }
+    const cost = (set: SelectionSetNode | undefined, multiplier: number, seen: ReadonlySet<string>): number => {
+      if (!set) return 0;
+      let total = 0;
+      for (const sel of set.selections) {
+        if (total > maxCost) return total;
+        if (sel.kind === Kind.FIELD) {
+          const m = multiplier * listFactor(sel, variables());
+          total += multiplier + cost(sel.selectionSet, m, seen);
+        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+          total += cost(sel.selectionSet, multiplier, seen);
+        } else {
+          const name = sel.name.value;
+          // Fragment cycles are a validation error of their own; never loop on them here.
+          if (seen.has(name)) continue;
+          total += cost(fragments.get(name)?.selectionSet, multiplier, new Set([...seen, name]));
+        }
+      }
+      return total;
+    };
+    return {
+      OperationDefinition(op) {
+        const total = cost(op.selectionSet, 1, new Set());
+        if (total > maxCost) {
+          context.reportError(
+            new GraphQLError(`Query cost limit of ${maxCost} exceeded (estimated ${Math.round(total)}).`, {
+              nodes: [op],
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+            }),
+          );
+        }
+      },
+    };
+  };
+}
+
+/** Depth, alias, token, directive and cost limits, no field suggestions, and optional introspection. */
+export function documentLimitPlugins(opts: { introspection: () => boolean }): Plugin[] {
+  const armor = EnvelopArmorPlugin({
+    maxDepth: { n: DOCUMENT_LIMITS.maxDepth, ignoreIntrospection: true },
+    maxAliases: { n: DOCUMENT_LIMITS.maxAliases, allowList: [] },
+    maxTokens: { n: DOCUMENT_LIMITS.maxTokens },
+    maxDirectives: { n: DOCUMENT_LIMITS.maxDirectives },
+    // Our own cost rule scales with topK/hops/n/limit; armor's cannot.
+    costLimit: { enabled: false },
+    blockFieldSuggestion: { enabled: true },
+  });
+  const limits: Plugin = {
+    onValidate({ addValidationRule, context }) {
+      // Yoga (HTTP) and our graphql-ws glue both put the request's params in the initial context.
+      const variables = () =>
+        (context as { params?: { variables?: Record<string, unknown> | null } }).params?.variables ?? {};
+      addValidationRule(costLimitRule(DOCUMENT_LIMITS.maxCost, variables));
+      if (!opts.introspection()) addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+  return [armor as Plugin, limits];
+}

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
+
+const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
+const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
+const VIEW = `query ($seeds: [ID!]!, $hops: Int) {
+  graphView(seedIds: $seeds, hops: $hops) { truncated nodes { hop score entry { id } } edges { src dst type weight } }
+}`;
+
+interface View {
+  truncated: boolean;
+  nodes: { hop: number; score: number; entry: { id: string } }[];
+  edges: { src: string; dst: string; type: string; weight: number }[];
+}
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+/** A generated graph in its own workspace: named nodes, then edges by name. */
+async function makeGraph(names: string[], edges: [string, string, number, string?][]) {
+  const ws = freshWorkspace('graph');
+  const ids = new Map<string, string>();
+  await Promise.all(
+    names.map(async (name) => {
+      const data = await srv.gqlOk(CAPTURE, { input: { content: `node ${name} of ${ws}` } }, { workspace: ws });
+      ids.set(name, data.capture.entry.id);
+    }),
+  );
+  const names2 = new Map([...ids].map(([name, id]) => [id, name]));
+  await Promise.all(
+    edges.map(([a, b, weight, type = 'CAUSED_BY']) =>
+      srv.gqlOk(LINK, { input: { src: ids.get(a), dst: ids.get(b), type, weight } }, { workspace: ws }),
+    ),
+  );
+  const id = (name: string) => {
+    const v = ids.get(name);
+    if (!v) throw new Error(`no node ${name}`);
+    return v;
+  };
+  const view = async (seeds: string[], hops?: number) => {
+    const res = await srv.gql<{ graphView: View }>(VIEW, { seeds: seeds.map(id), hops }, { workspace: ws });
+    if (res.errors) throw new Error(JSON.stringify(res.errors));
+    const v = res.data!.graphView;
+    const nodeNames = v.nodes.map((n) => names2.get(n.entry.id)!);
+    // No node twice, whatever cycles there are.
+    expect(new Set(nodeNames).size).toBe(nodeNames.length);
+    // Edges are exactly the edges among the returned nodes.
+    const inView = new Set(v.nodes.map((n) => n.entry.id));
+    const expectedEdges = edges
+      .map(([a, b, w, type = 'CAUSED_BY']) => {
+        const [s, d] = type === 'RELATES_TO' && id(b) < id(a) ? [id(b), id(a)] : [id(a), id(b)];
+        return `${s}>${d}:${type}:${w}`;
+      })
+      .filter((k) => {
+        const [s, rest] = k.split('>') as [string, string];
+        return inView.has(s) && inView.has(rest.split(':')[0]!);
+      })
+      .sort();
+    expect(v.edges.map((e) => `${e.src}>${e.dst}:${e.type}:${e.weight}`).sort()).toEqual(expectedEdges);
+    return {
+      truncated: v.truncated,
+      names: new Set(nodeNames),
+      hop: new Map(v.nodes.map((n) => [names2.get(n.entry.id)!, n.hop])),
+      score: new Map(v.nodes.map((n) => [names2.get(n.entry.id)!, n.score])),
+      nodes: v.nodes,
+      edges: v.edges,
+    };
+  };
+  return { ws, id, view };
+}
+
+const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+
+describe('graphView', () => {
+  it('follows at most 8 edges per node, heaviest first, and says truncated when fanout left nodes out', async () => {
+    const leaves = range(12, 'l');
+    // l1 is lightest, l12 heaviest; distinct weights. A heavy edge l12—l11 and a light edge l12—l1.
+    const g = await makeGraph(
+      ['hub', ...leaves],
+      [
+        ...leaves.map((l, i): [string, string, number] => [i % 2 ? 'hub' : l, i % 2 ? l : 'hub', (i + 1) / 13]),
+        ['l12', 'l11', 0.95, 'RELATES_TO'],
+        ['l12', 'l1', 0.97],
+      ],
+    );
+    const v = await g.view(['hub'], 1);
+    expect(v.names).toEqual(new Set(['hub', ...range(12, 'l').slice(4)]));
+    expect(v.truncated).toBe(true);
+    expect(v.hop.get('hub')).toBe(0);
+    expect(v.score.get('hub')).toBe(1);
+    expect(v.hop.get('l12')).toBe(1);
+    expect(v.score.get('l12')).toBeCloseTo(0.6 * (12 / 13), 6);
+    // The l12—l11 edge is among returned nodes and shows although the walk did not use it.
+    expect(v.edges.some((e) => e.type === 'RELATES_TO')).toBe(true);
+    // hops 0: the seed alone, never truncated.
+    const zero = await g.view(['hub'], 0);
+    expect(zero.names).toEqual(new Set(['hub']));
+    expect(zero.truncated).toBe(false);
+    expect(zero.edges).toEqual([]);
+  });
+
+  it('exactly 8 neighbours is not truncated; hops default to 1', async () => {
+    const leaves = range(8, 'l');
+    const g = await makeGraph(
+      ['hub', 'far', ...leaves],
+      [...leaves.map((l, i): [string, string, number] => ['hub', l, (i + 1) / 10]), ['l1', 'far', 0.5]],
+    );
+    const v = await g.view(['hub']);
+    expect(v.names).toEqual(new Set(['hub', ...leaves]));
+    // `far` is only reachable at hop 2: stopping at hops is not truncation.
+    expect(v.truncated).toBe(false);
+    const two = await g.view(['hub'], 2);
+    expect(two.names).toEqual(new Set(['hub', 'far', ...leaves]));
+    expect(two.hop.get('far')).toBe(2);
+    expect(two.score.get('far')).toBeCloseTo(0.36 * 0.1 * 0.5, 6);
+    expect(two.truncated).toBe(false);
+  });
+
+  it('respects hops 0..3 on a chain and walks both directions', async () => {
+    // a → b ← c → d ← e → f : directions alternate, the walk ignores them.
+    const g = await makeGraph(
+      ['a', 'b', 'c', 'd', 'e', 'f'],
+      [
+        ['a', 'b', 1],
+        ['c', 'b', 0.9],
+        ['c', 'd', 0.8],
+        ['e', 'd', 0.7, 'RELATES_TO'],
+        ['e', 'f', 0.6],
+      ],
+    );
+    const expected = [['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b', 'c', 'd']];
+    for (let hops = 0; hops <= 3; hops++) {
+      const v = await g.view(['a'], hops);
+      expect(v.names, `hops ${hops}`).toEqual(new Set(expected[hops]));
+      expect(v.truncated, `hops ${hops}`).toBe(false);
+      expect([...v.hop.entries()].every(([name, hop]) => hop === 'abcd'.indexOf(name))).toBe(true);
+    }
+    // From the middle, both directions at once.
+    const mid = await g.view(['d'], 2);
+    expect(mid.names).toEqual(new Set(['b', 'c', 'd', 'e', 'f']));
+  });
+
+  it('cycles do not loop and keep each node at its nearest hop', async () => {
+    const g = await makeGraph(
+      ['a', 'b', 'c', 'd'],
+      [
+        ['a', 'b', 0.9],
+        ['b', 'c', 0.9],
+        ['c', 'a', 0.9],
+        ['c', 'd', 0.5],
+        ['d', 'a', 0.4, 'RELATES_TO'],
+      ],
+    );
+    const v = await g.view(['a'], 3);
+    expect(v.names).toEqual(new Set(['a', 'b', 'c', 'd']));
+    expect(Object.fromEntries(v.hop)).toEqual({ a: 0, b: 1, c: 1, d: 1 });
+    expect(v.nodes).toHaveLength(4);
+    expect(v.edges).toHaveLength(5);
+    expect(v.truncated).toBe(false);
+  });
+
+  it('caps the view at 50 nodes and then says truncated', async () => {
+    // A tree: root, 8 children, 8 grandchildren each (73 nodes within 2 hops).
+    const kids = range(8, 'k');
+    const grand = kids.flatMap((k) => range(8, `${k}g`));
+    const g = await makeGraph(
+      ['root', ...kids, ...grand],
+      [
+        ...kids.map((k): [string, string, number] => ['root', k, 1]),
+        ...grand.map((x): [string, string, number] => [x.split('g')[0]!, x, 0.5]),
+      ],
+    );
+    const one = await g.view(['root'], 1);
+    expect(one.names.size).toBe(9);
+    expect(one.truncated).toBe(false);
+    const two = await g.view(['root'], 2);
+    expect(two.nodes).toHaveLength(50);
+    expect(two.truncated).toBe(true);
+    // Nearest first: the root and all its children are kept.
+    for (const name of ['root', ...kids]) expect(two.names.has(name)).toBe(true);
+    const three = await g.view(['root'], 3);
+    expect(three.nodes).toHaveLength(50);
+    expect(three.truncated).toBe(true);
+  });
+
+  it('applies the fanout at every hop, not only at the seeds', async () => {
+    const bs = range(9, 'b');
+    const g = await makeGraph(
+      ['s', 'a', ...bs],
+      [['s', 'a', 1], ...bs.map((b, i): [string, string, number] => ['a', b, (i + 1) / 10])],
+    );
+    const v = await g.view(['s'], 2);
+    // Whether or not the edge back to s counts toward a's 8, the lightest b1 is left out.
+    expect(v.names.has('b1')).toBe(false);
+    expect(v.names.has('b9')).toBe(true);
+    expect(v.names.size).toBeGreaterThanOrEqual(9);
+    expect(v.truncated).toBe(true);
+    const one = await g.view(['s'], 1);
+    expect(one.names).toEqual(new Set(['s', 'a']));
+    expect(one.truncated).toBe(false);
+  });
+
+  it('is not truncated when a node the fanout skipped is reached another way', async () => {
+    const leaves = range(9, 'l');
+    const g = await makeGraph(
+      ['hub', 'other', ...leaves],
+      [...leaves.map((l, i): [string, string, number] => ['hub', l, (i + 1) / 10]), ['other', 'l1', 0.5]],
+    );
+    const v = await g.view(['hub', 'other'], 1);
+    expect(v.names).toEqual(new Set(['hub', 'other', ...leaves]));
+    expect(v.truncated).toBe(false);
+    const alone = await g.view(['hub'], 1);
+    expect(alone.names.has('l1')).toBe(false);
+    expect(alone.truncated).toBe(true);
+  });
+
+  it('rejects unknown seeds (NOT_FOUND), more than 50 seeds and hops outside 0..3 (BAD_USER_INPUT)', async () => {
+    const g = await makeGraph(range(51, 'n'), []);
+    const all = range(51, 'n').map(g.id);
+    const run = (seeds: string[], hops?: number) => srv.gql(VIEW, { seeds, hops }, { workspace: g.ws });
+    const code = (r: Awaited<ReturnType<typeof run>>) => r.errors?.[0]?.extensions?.code;
+
+    expect(code(await run([all[0]!, 'unknown-id']))).toBe('NOT_FOUND');
+    expect(code(await run(all))).toBe('BAD_USER_INPUT');
+    expect(code(await run(all.slice(0, 50)))).toBeUndefined();
+    expect(code(await run([all[0]!], 4))).toBe('BAD_USER_INPUT');
+    expect(code(await run([all[0]!], -1))).toBe('BAD_USER_INPUT');
+  });
+});

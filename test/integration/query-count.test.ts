@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
+
+const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
+const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
+const nested = (args: string) => `{
+  recent(${args}) {
+    id
+    tags
+    connections { direction edge { type } entry { id tags } }
+  }
+}`;
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+async function captureAll(ws: string, n: number, label: string, tags: string[]): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const input = { content: `${label} entry number ${i}`, tags: [...tags, `t${i % 3}`] };
+      return (await srv.gqlOk(CAPTURE, { input }, { workspace: ws })).capture.entry.id as string;
+    }),
+  );
+}
+
+const link = (ws: string, src: string, dst: string, type: string) =>
+  srv.gqlOk(LINK, { input: { src, dst, type } }, { workspace: ws });
+
+/** `n` tagged entries in a ring: each linked to the next (CAUSED_BY) and the one after (RELATES_TO). */
+async function ring(n: number): Promise<string> {
+  const ws = freshWorkspace('sql');
+  const ids = await captureAll(ws, n, 'ring', ['all']);
+  await Promise.all(
+    ids.flatMap((id, i) => [
+      link(ws, id, ids[(i + 1) % n]!, 'CAUSED_BY'),
+      link(ws, id, ids[(i + 2) % n]!, 'RELATES_TO'),
+    ]),
+  );
+  return ws;
+}
+
+/** `n` cold entries, then `n` hot ones: hot i is linked to cold i and to hot i+1. */
+async function hotAndCold(n: number): Promise<string> {
+  const ws = freshWorkspace('sql');
+  const cold = await captureAll(ws, n, 'cold', ['cold']);
+  const hot = await captureAll(ws, n, 'hot', ['hot']);
+  await Promise.all(
+    hot.flatMap((id, i) => [link(ws, id, cold[i]!, 'CAUSED_BY'), link(ws, id, hot[(i + 1) % n]!, 'RELATES_TO')]),
+  );
+  return ws;
+}
+
+async function statementsFor(ws: string, query: string) {
+  // Let deferred bookkeeping (if any) settle, then count only this request.
+  await new Promise((r) => setTimeout(r, 100));
+  srv.resetQueries();
+  const data = await srv.gqlOk(query, {}, { workspace: ws });
+  const statements = [...srv.queries];
+  const connections = data.recent.reduce((sum: number, e: { connections: unknown[] }) => sum + e.connections.length, 0);
+  const tagged = data.recent.every((e: { connections: { entry: { tags: string[] } }[] }) =>
+    e.connections.every((c) => c.entry.tags.length === 2),
+  );
+  return { statements, entries: data.recent.length as number, connections, tagged };
+}
+
+/** The statement with its IN lists collapsed, so that 5 and 50 ids compare equal. */
+const shape = (sql: string) => sql.replace(/\(\?(, \?)*\)/g, '(?…)');
+
+describe('SQL statements per nested query', () => {
+  it('recent(n: 50) { tags connections { entry { tags } } } costs 4 statements for 5 or 50 entries', async () => {
+    const small = await statementsFor(await ring(5), nested('n: 50'));
+    const large = await statementsFor(await ring(50), nested('n: 50'));
+    expect(small.entries).toBe(5);
+    expect(large.entries).toBe(50);
+    // Every ring entry has 4 connections: 2 from it, 2 to it.
+    expect(small.connections).toBe(20);
+    expect(large.connections).toBe(200);
+    expect(large.tagged).toBe(true);
+    // recent; tags of the list; edges of the list; the entries at the other ends. Their tags are
+    // already in the request's tag loader, since every neighbour is in the list.
+    expect(small.statements).toHaveLength(4);
+    expect(large.statements).toHaveLength(4);
+    expect(large.statements.map(shape)).toEqual(small.statements.map(shape));
+    expect(large.statements.map(shape)[3]).toMatch(/from "entries" where "entries"."id" in \(\?…\)$/);
+  });
+
+  it('neighbours outside the list cost one more batch (their tags), still whatever the size', async () => {
+    const query = nested('n: 50, tag: "hot"');
+    const small = await statementsFor(await hotAndCold(5), query);
+    const large = await statementsFor(await hotAndCold(50), query);
+    expect(small.entries).toBe(5);
+    expect(large.entries).toBe(50);
+    // Each hot entry: to its cold entry, to the next hot, from the previous hot.
+    expect(large.connections).toBe(150);
+    expect(large.tagged).toBe(true);
+    expect(small.statements).toHaveLength(5);
+    expect(large.statements).toHaveLength(5);
+    expect(large.statements.map(shape)).toEqual(small.statements.map(shape));
+  });
+});
