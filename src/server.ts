@@ -11,7 +11,7 @@ import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
 import { createRedisTarget } from './events/redis.ts';
 import type { Context } from './graphql/context.ts';
-import { maskError, toGraphQLError, useVariableErrorCodes } from './graphql/errors.ts';
+import { maskError, toGraphQLError, useErrorCodes } from './graphql/errors.ts';
 import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
 import { buildSchema } from './graphql/schema.ts';
@@ -142,7 +142,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     healthCheckEndpoint: '/__yoga_health',
     logging: false,
     plugins: [
-      useVariableErrorCodes(),
+      useErrorCodes(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-workspace', 'authorization'] }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !tokenModeSeen }),
     ],

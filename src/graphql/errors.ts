@@ -2,7 +2,22 @@ import { GraphQLError } from 'graphql';
 import { type Plugin, maskError as yogaMaskError } from 'graphql-yoga';
 import { DomainError } from '../memory/errors.ts';
 
-const HTTP_STATUS: Partial<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, RATE_LIMITED: 429 };
+const HTTP_STATUS: Partial<Record<string, number>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
+};
+
+/** SQLite failures that mean "the database cannot take writes now", not a bug. */
+const STORAGE_UNAVAILABLE = /^SQLITE_(FULL|IOERR|READONLY|BUSY|CANTOPEN)/;
+
+function storageCode(error: unknown): string | null {
+  const code = (error as { code?: unknown; extendedCode?: unknown } | null)?.code;
+  const extended = (error as { extendedCode?: unknown } | null)?.extendedCode;
+  for (const c of [extended, code]) if (typeof c === 'string' && STORAGE_UNAVAILABLE.test(c)) return c;
+  return null;
+}
 
 /** A client-facing GraphQLError for an expected failure. */
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
@@ -37,26 +52,46 @@ export function maskError(error: unknown, message: string): Error {
 
 const isVariableError = (e: GraphQLError) => !e.extensions?.code && e.message.startsWith('Variable "$');
 
+const withCode = (e: GraphQLError, code: string, status = 400) =>
+  e.extensions?.code
+    ? e
+    : new GraphQLError(e.message, {
+        nodes: e.nodes,
+        source: e.source,
+        positions: e.positions,
+        extensions: { ...e.extensions, code, http: { status } },
+      });
+
 /**
- * graphql-js reports bad variable values (an unknown enum value, a string for an Int, a
- * missing required field) as execution results without a code; the contract calls them
- * BAD_USER_INPUT, over HTTP and WebSocket alike.
+ * Every error a client sees carries a code. Yoga's own parse and validation errors do,
+ * but rejections from the document-limit plugins and graphql-js's bad-variable errors
+ * (an unknown enum value, a string for an Int) do not: the first become
+ * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED, the second BAD_USER_INPUT, over
+ * HTTP and WebSocket alike.
  */
-export function useVariableErrorCodes(): Plugin {
+export function useErrorCodes(): Plugin {
   return {
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof GraphQLError && !result.extensions?.code) {
+          replaceParseResult(withCode(result, 'GRAPHQL_PARSE_FAILED'));
+        }
+      },
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        const errors = result as GraphQLError[];
+        if (errors.some((e) => !e.extensions?.code)) {
+          setResult(errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')));
+        }
+      },
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
         if (!('errors' in result) || !result.errors?.some(isVariableError)) return;
         setResult({
           ...result,
-          errors: result.errors.map((e) =>
-            isVariableError(e)
-              ? new GraphQLError(e.message, {
-                  nodes: e.nodes,
-                  extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-                })
-              : e,
-          ),
+          errors: result.errors.map((e) => (isVariableError(e) ? withCode(e, 'BAD_USER_INPUT') : e)),
         });
       },
     }),

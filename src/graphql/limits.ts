@@ -102,11 +102,24 @@ export function costLimitRule(maxCost: number, variables: () => Record<string, u
 
 /** Depth, alias, token, directive and cost limits, no field suggestions, and optional introspection. */
 export function documentLimitPlugins(opts: { introspection: () => boolean }): Plugin[] {
+  // Validation-phase rejections are reported as validation errors with their code rather
+  // than thrown, so a client sees GRAPHQL_VALIDATION_FAILED over HTTP and WebSocket alike.
+  const report = {
+    propagateOnRejection: false,
+    onReject: [
+      (ctx: ValidationContext | null, error: GraphQLError) =>
+        ctx?.reportError(
+          new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          }),
+        ),
+    ],
+  };
   const armor = EnvelopArmorPlugin({
-    maxDepth: { n: DOCUMENT_LIMITS.maxDepth, ignoreIntrospection: true },
-    maxAliases: { n: DOCUMENT_LIMITS.maxAliases, allowList: [] },
+    maxDepth: { n: DOCUMENT_LIMITS.maxDepth, ignoreIntrospection: true, ...report },
+    maxAliases: { n: DOCUMENT_LIMITS.maxAliases, allowList: [], ...report },
     maxTokens: { n: DOCUMENT_LIMITS.maxTokens },
-    maxDirectives: { n: DOCUMENT_LIMITS.maxDirectives },
+    maxDirectives: { n: DOCUMENT_LIMITS.maxDirectives, ...report },
     // Our own cost rule scales with topK/hops/n/limit; armor's cannot.
     costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: true },

@@ -35,10 +35,15 @@ builder.mutationFields((t) => ({
         description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
       }),
     },
-    resolve: (_r, args, ctx) => {
+    resolve: async (_r, args, ctx) => {
       assertCan(ctx.access, 'maintain');
       const limit = checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT);
-      return ctx.workspace.writer.run((scope) => runStalenessPass(scope, { limit, actor: ctx.access.tokenId }));
+      const report = await ctx.workspace.writer.run((scope) =>
+        runStalenessPass(scope, { limit, actor: ctx.access.tokenId }),
+      );
+      // Who ran it, where, when and with what result, in the server's own audit log.
+      await ctx.audit('staleness_pass', { ...report, limit });
+      return report;
     },
   }),
 }));

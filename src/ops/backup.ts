@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { createClient } from '@libsql/client';
+import { OpsError, type OpsWorkspace, workspaceFile } from './workspace.ts';
+
+export interface BackupReport {
+  workspace: string;
+  file: string;
+  bytes: number;
+  /** Row counts read back from the backup file. */
+  counts: { entries: number; tags: number; edges: number; revisions: number; events: number };
+}
+
+const TABLES = ['entries', 'tags', 'edges', 'revisions', 'events'] as const;
+
+/**
+ * Writes a consistent copy of a workspace database with `VACUUM INTO`, which reads one
+ * snapshot and so works while a server is writing. The copy is written beside the
+ * target under a temporary name, flushed to disk and renamed into place, so the target
+ * path never holds half a backup. An existing target is refused unless `force`.
+ */
+export async function backupWorkspace(ws: OpsWorkspace, to: string, opts: { force: boolean }): Promise<BackupReport> {
+  const source = workspaceFile(ws.location);
+  if (!source) {
+    throw new OpsError('backup copies a database file; for a hosted database use export (or the provider’s backups)');
+  }
+  const target = resolve(to);
+  if (target === resolve(source) || target.startsWith(`${resolve(source)}-`)) {
+    throw new OpsError('the backup cannot overwrite the workspace’s own database files', 2);
+  }
+  if (existsSync(target) && !opts.force) throw new OpsError(`${target} exists; pass --force to overwrite it`);
+
+  const partial = `${target}.partial-${process.pid}`;
+  await rm(partial, { force: true });
+  try {
+    await ws.client.execute({ sql: 'VACUUM INTO ?', args: [partial] });
+    await fsyncPath(partial);
+    const counts = await countRows(partial);
+    if (opts.force) await Promise.all(['-wal', '-shm'].map((suffix) => rm(`${target}${suffix}`, { force: true })));
+    await rename(partial, target);
+    await fsyncPath(dirname(target));
+    return { workspace: ws.id, file: target, bytes: (await stat(target)).size, counts };
+  } finally {
+    await rm(partial, { force: true });
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function countRows(file: string): Promise<BackupReport['counts']> {
+  const client = createClient({ url: `file:${file}`, intMode: 'number' });
+  try {
+    const counts = { entries: 0, tags: 0, edges: 0, revisions: 0, events: 0 };
+    for (const table of TABLES) {
+      counts[table] = Number((await client.execute(`SELECT count(*) FROM ${table}`)).rows[0]?.[0] ?? 0);
+    }
+    return counts;
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,132 @@
+import type { Client } from '@libsql/client';
+import type { OpsWorkspace } from './workspace.ts';
+
+/** What `mini-sphere check` found; `ok` is false when `problems` is not empty. */
+export interface CheckReport {
+  workspace: string;
+  ok: boolean;
+  /** One line per problem, for people. */
+  problems: string[];
+  /** The lines of PRAGMA integrity_check (`["ok"]` when the file is sound). */
+  integrity: string[];
+  /** FTS5's own check of entries_fts against the entries table. */
+  fts: { ok: boolean; error: string | null };
+  counts: {
+    entries: number;
+    /** Documents in the full-text index. */
+    ftsRows: number;
+    tags: number;
+    edges: number;
+    revisions: number;
+    events: number;
+    auditLog: number;
+  };
+  /** Rows that point at an entry that does not exist. */
+  dangling: { tags: number; edges: number; revisions: number };
+  /** Edges that break the write rules: self-links, RELATES_TO stored with src > dst. */
+  invalidEdges: number;
+  /** The event log's seq must run 1..count with no gap. */
+  eventLog: { count: number; minSeq: number | null; maxSeq: number | null; gapFree: boolean };
+  checkedAt: string;
+}
+
+const count = async (client: Pick<Client, 'execute'>, sql: string): Promise<number> =>
+  Number((await client.execute(sql)).rows[0]?.[0] ?? 0);
+
+/**
+ * Checks a workspace database: SQLite's integrity check, the FTS index against its
+ * content, row counts, references to missing entries, edge rules and the event log's
+ * seq. Reads run in one read transaction (a consistent snapshot beside a running
+ * server); the FTS check runs first on its own, as SQLite treats it as a write.
+ */
+export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
+  const problems: string[] = [];
+
+  let ftsError: string | null = null;
+  try {
+    await ws.client.execute("INSERT INTO entries_fts(entries_fts, rank) VALUES('integrity-check', 1)");
+  } catch (error) {
+    ftsError = error instanceof Error ? error.message : String(error);
+    problems.push(`the full-text index is out of step with entries (${ftsError}); run reindex`);
+  }
+
+  const tx = await ws.client.transaction('deferred');
+  try {
+    const integrity = (await tx.execute('PRAGMA integrity_check')).rows.map((r) => String(r[0]));
+    if (integrity.length !== 1 || integrity[0] !== 'ok') {
+      problems.push(...integrity.map((line) => `integrity_check: ${line}`));
+    }
+
+    const counts = {
+      entries: await count(tx, 'SELECT count(*) FROM entries'),
+      // One docsize row per indexed document (the table has the default columnsize=1).
+      ftsRows: await count(tx, 'SELECT count(*) FROM entries_fts_docsize'),
+      tags: await count(tx, 'SELECT count(*) FROM tags'),
+      edges: await count(tx, 'SELECT count(*) FROM edges'),
+      revisions: await count(tx, 'SELECT count(*) FROM revisions'),
+      events: await count(tx, 'SELECT count(*) FROM events'),
+      auditLog: await count(tx, 'SELECT count(*) FROM audit_log'),
+    };
+    if (counts.ftsRows !== counts.entries) {
+      problems.push(`the full-text index holds ${counts.ftsRows} documents for ${counts.entries} entries; run reindex`);
+    }
+
+    const dangling = {
+      tags: await count(tx, 'SELECT count(*) FROM tags WHERE entry_id NOT IN (SELECT id FROM entries)'),
+      edges: await count(
+        tx,
+        'SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM entries) OR dst NOT IN (SELECT id FROM entries)',
+      ),
+      revisions: await count(tx, 'SELECT count(*) FROM revisions WHERE entry_id NOT IN (SELECT id FROM entries)'),
+    };
+    for (const [table, n] of Object.entries(dangling)) {
+      if (n > 0) problems.push(`${n} ${table} row(s) point at entries that do not exist`);
+    }
+
+    const invalidEdges = await count(
+      tx,
+      "SELECT count(*) FROM edges WHERE src = dst OR (type = 'RELATES_TO' AND src > dst)",
+    );
+    if (invalidEdges > 0)
+      problems.push(`${invalidEdges} edge(s) are self-links or RELATES_TO edges stored with src > dst`);
+
+    const seq = (await tx.execute('SELECT count(*), min(seq), max(seq) FROM events')).rows[0];
+    const eventCount = Number(seq?.[0] ?? 0);
+    const minSeq = seq?.[1] == null ? null : Number(seq[1]);
+    const maxSeq = seq?.[2] == null ? null : Number(seq[2]);
+    const gapFree = eventCount === 0 || (minSeq === 1 && maxSeq === eventCount);
+    if (!gapFree) problems.push(`the event log's seq runs ${minSeq}..${maxSeq} over ${eventCount} events: it has gaps`);
+
+    return {
+      workspace: ws.id,
+      ok: problems.length === 0,
+      problems,
+      integrity,
+      fts: { ok: ftsError === null, error: ftsError },
+      counts,
+      dangling,
+      invalidEdges,
+      eventLog: { count: eventCount, minSeq, maxSeq, gapFree },
+      checkedAt: new Date().toISOString(),
+    };
+  } finally {
+    tx.close();
+  }
+}
+
+/** The report as the plain text `mini-sphere check` prints. */
+export function formatCheckReport(r: CheckReport): string {
+  const c = r.counts;
+  const d = r.dangling;
+  const lines = [
+    `workspace ${r.workspace}: ${r.ok ? 'ok' : `${r.problems.length} problem(s)`}`,
+    `  integrity_check  ${r.integrity.length === 1 && r.integrity[0] === 'ok' ? 'ok' : 'FAILED'}`,
+    `  full-text index  ${r.fts.ok && c.ftsRows === c.entries ? 'ok' : 'OUT OF STEP'} (${c.ftsRows} documents)`,
+    `  rows             entries ${c.entries}, tags ${c.tags}, edges ${c.edges}, revisions ${c.revisions}, events ${c.events}, audit ${c.auditLog}`,
+    `  dangling         tags ${d.tags}, edges ${d.edges}, revisions ${d.revisions}`,
+    `  invalid edges    ${r.invalidEdges}`,
+    `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,
+  ];
+  for (const p of r.problems) lines.push(`PROBLEM: ${p}`);
+  return `${lines.join('\n')}\n`;
+}

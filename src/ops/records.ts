@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import {
+  CLAIM_TAGS,
+  EDGE_TYPES,
+  ENTRY_KINDS,
+  ENTRY_STATUSES,
+  LIMITS,
+  PROVENANCES,
+  REVISION_OPS,
+  VOLATILITIES,
+  VOLATILITY_SOURCES,
+} from '../memory/model.ts';
+
+/**
+ * The JSON Lines export format, version 1: one record per line, each with a `type`.
+ * A header first, then every entry (its tags and revisions inline, oldest revision
+ * first), then every edge, then an end record with the counts. Timestamps are
+ * ISO-8601 UTC strings with milliseconds, so they round-trip exactly.
+ */
+export const EXPORT_FORMAT = 'mini-sphere-export';
+export const EXPORT_VERSION = 1;
+
+const instant = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s));
+const content = z
+  .string()
+  .max(LIMITS.contentMax)
+  .refine((s) => s.trim().length > 0, 'must not be empty');
+
+export const headerRecord = z.object({
+  type: z.literal('header'),
+  format: z.literal(EXPORT_FORMAT),
+  version: z.number().int().min(1).max(EXPORT_VERSION),
+  workspace: z.string(),
+  exportedAt: z.string(),
+});
+
+export const entryRecord = z.object({
+  type: z.literal('entry'),
+  id: z.string().min(1).max(200),
+  content,
+  // Derived from content: exported for readers of the file, recomputed on import.
+  contentHash: z.string().optional(),
+  source: z.string().max(LIMITS.sourceMax).nullable().default(null),
+  kind: z.enum(ENTRY_KINDS),
+  status: z.enum(ENTRY_STATUSES),
+  volatility: z.enum(VOLATILITIES),
+  volatilitySource: z.enum(VOLATILITY_SOURCES),
+  importance: z.number().min(0).max(1),
+  claimTag: z.enum(CLAIM_TAGS),
+  evidenceRef: z.string().max(LIMITS.evidenceRefMax).nullable().default(null),
+  recallCount: z.number().int().min(0).default(0),
+  observedAt: instant.nullable().default(null),
+  createdAt: instant,
+  updatedAt: instant,
+  tags: z.array(z.string().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
+  revisions: z.array(z.object({ content: z.string(), op: z.enum(REVISION_OPS), at: instant })).default([]),
+});
+
+export const edgeRecord = z
+  .object({
+    type: z.literal('edge'),
+    src: z.string().min(1),
+    dst: z.string().min(1),
+    edgeType: z.enum(EDGE_TYPES),
+    weight: z.number().gt(0).max(1),
+    provenance: z.enum(PROVENANCES),
+    metadata: z.record(z.string(), z.unknown()).nullable().default(null),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .refine((e) => e.src !== e.dst, 'an edge cannot link an entry to itself');
+
+export const endRecord = z.object({
+  type: z.literal('end'),
+  entries: z.number().int().min(0),
+  edges: z.number().int().min(0),
+});
+
+export const exportRecord = z.discriminatedUnion('type', [headerRecord, entryRecord, edgeRecord, endRecord]);
+
+export type ExportRecord = z.infer<typeof exportRecord>;
+export type EntryRecord = z.infer<typeof entryRecord>;
+export type EdgeRecord = z.infer<typeof edgeRecord>;
+/** What export writes (timestamps as ISO strings). */
+export type EntryRecordOut = z.input<typeof entryRecord>;
+export type EdgeRecordOut = z.input<typeof edgeRecord>;

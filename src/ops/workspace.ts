@@ -1,0 +1,97 @@
+import { existsSync, readdirSync } from 'node:fs';
+import type { Client } from '@libsql/client';
+import type { Config } from '../config.ts';
+import {
+  type DatabaseLocation,
+  drizzleFor,
+  locateWorkspace,
+  migrateDb,
+  openClient,
+  type RootDb,
+  WORKSPACE_ID,
+} from '../db/client.ts';
+import { Writer } from '../db/writer.ts';
+
+/** A failure the operator can fix (bad id, missing workspace, existing file): printed without a stack. */
+export class OpsError extends Error {
+  constructor(
+    message: string,
+    /** 2 for bad usage, 1 for everything else. */
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+    this.name = 'OpsError';
+  }
+}
+
+/** A workspace opened by a command-line tool: the same client factory and migrations as the server. */
+export interface OpsWorkspace {
+  id: string;
+  location: DatabaseLocation;
+  client: Client;
+  db: RootDb;
+  /**
+   * A writer of this process. Beside a running server it is a second writer of the file:
+   * its transactions start with BEGIN IMMEDIATE, so each side waits for the other's
+   * commit (busy timeout) instead of failing; keep transactions short.
+   */
+  writer: Writer;
+}
+
+export interface OpenOptions {
+  /** Create the database when it does not exist (import, migrate); otherwise a missing one is an error. */
+  create?: boolean;
+}
+
+/** Validates a workspace id given on the command line. */
+export function checkWorkspaceId(id: string | undefined): string {
+  if (!id) throw new OpsError('missing --workspace', 2);
+  if (!WORKSPACE_ID.test(id))
+    throw new OpsError(`invalid workspace id ${JSON.stringify(id)}: it must match ${WORKSPACE_ID.source}`, 2);
+  return id;
+}
+
+/** The workspace's database file, or null for a hosted database. */
+export function workspaceFile(location: DatabaseLocation): string | null {
+  return location.local ? location.url.slice('file:'.length) : null;
+}
+
+/** Opens (and migrates) a workspace, runs `fn`, and closes it again whatever happens. */
+export async function withWorkspace<T>(
+  config: Config,
+  id: string,
+  fn: (ws: OpsWorkspace) => Promise<T>,
+  opts: OpenOptions = {},
+): Promise<T> {
+  checkWorkspaceId(id);
+  const location = locateWorkspace(id, config);
+  const file = workspaceFile(location);
+  if (file && !opts.create && !existsSync(file)) {
+    throw new OpsError(`workspace ${JSON.stringify(id)} does not exist (no ${file})`);
+  }
+  const client = await openClient(location);
+  let writer: Writer | null = null;
+  try {
+    const db = drizzleFor(client);
+    await migrateDb(db);
+    // Events written here reach the server's subscribers through the log (events(sinceSeq)), not live.
+    writer = new Writer(db, { workspace: id, onCommit: () => {} });
+    return await fn({ id, location, client, db, writer });
+  } finally {
+    await writer?.close();
+    client.close();
+  }
+}
+
+/** Every workspace with a database file in the data dir (files that are not `<workspace id>.db` are left out). */
+export function listLocalWorkspaces(config: Config): string[] {
+  if (config.dbUrl) {
+    throw new OpsError('hosted databases (SPHERE_DB_URL) cannot be listed: name one with --workspace', 2);
+  }
+  if (!existsSync(config.dataDir)) return [];
+  return readdirSync(config.dataDir)
+    .filter((name) => name.endsWith('.db'))
+    .map((name) => name.slice(0, -'.db'.length))
+    .filter((id) => WORKSPACE_ID.test(id))
+    .sort();
+}

@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { ControlStore, ROLES, type Role } from './control.ts';
+
+export const TOKEN_USAGE = `  token create --workspace W --role agent|reader|maintainer [--label TEXT]
+                             issue a token: prints "id: <token id>", then the token alone as the last
+                             line (shown once; only its hash is stored)
+  token list [--json]        list tokens (never the tokens themselves)
+  token revoke <token id>    revoke a token at once, for HTTP and open WebSockets alike`;
+
+export class TokenUsageError extends Error {}
+
+/** `mini-sphere token …`; returns the exit status. */
+export async function runTokenCommand(args: string[], config: Config, out: NodeJS.WritableStream): Promise<number> {
+  const [sub, ...rest] = args;
+  const parse = <O extends Record<string, { type: 'string' | 'boolean' }>>(options: O, positionals: number) => {
+    let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+    try {
+      parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw new TokenUsageError(error instanceof Error ? error.message : String(error));
+    }
+    if (parsed.positionals.length !== positionals) {
+      throw new TokenUsageError(`token ${sub} takes ${positionals} argument(s)`);
+    }
+    return parsed;
+  };
+  const store = await ControlStore.open(config);
+  try {
+    switch (sub) {
+      case 'create': {
+        const { values } = parse(
+          { workspace: { type: 'string' }, role: { type: 'string' }, label: { type: 'string' } },
+          0,
+        );
+        const workspace = values.workspace;
+        const role = values.role;
+        if (typeof workspace !== 'string') throw new TokenUsageError('token create needs --workspace W');
+        if (typeof role !== 'string' || !ROLES.includes(role as Role)) {
+          throw new TokenUsageError(`token create needs --role ${ROLES.join('|')}`);
+        }
+        const label = typeof values.label === 'string' ? values.label : null;
+        const { id, token } = await store.createToken(workspace, role as Role, label);
+        out.write(`id: ${id}\n${token}\n`);
+        return 0;
+      }
+      case 'list': {
+        const { values } = parse({ json: { type: 'boolean' } }, 0);
+        const list = await store.listTokens();
+        if (values.json) {
+          out.write(`${JSON.stringify(list, null, 2)}\n`);
+          return 0;
+        }
+        if (list.length === 0) out.write('no tokens\n');
+        for (const t of list) {
+          const state = t.revokedAt ? `revoked ${new Date(t.revokedAt).toISOString()}` : 'active';
+          const used = t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : 'never';
+          out.write(
+            `${t.id}  ${t.workspace}  ${t.role}  ${state}  created ${new Date(t.createdAt).toISOString()}  last used ${used}${t.label ? `  ${t.label}` : ''}\n`,
+          );
+        }
+        return 0;
+      }
+      case 'revoke': {
+        const { positionals } = parse({}, 1);
+        const id = positionals[0] ?? '';
+        if (!(await store.revokeToken(id))) {
+          out.write(`no active token with id ${id}\n`);
+          return 1;
+        }
+        out.write(`revoked ${id}\n`);
+        return 0;
+      }
+      default:
+        throw new TokenUsageError(`unknown token command: ${sub ?? '(none)'}`);
+    }
+  } finally {
+    store.close();
+  }
+}
