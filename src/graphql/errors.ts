@@ -40,6 +40,14 @@ export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (original instanceof DomainError)
     return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  if (storageCode(original)) {
+    // A full disk or a read-only file: the write was not acknowledged and can be retried.
+    const unavailable = new DomainError(
+      'UNAVAILABLE',
+      'the workspace database cannot take writes right now; retry later',
+    );
+    return toGraphQLError(unavailable, error instanceof GraphQLError ? error : undefined);
+  }
   if (error instanceof GraphQLError && original instanceof GraphQLError && original.extensions?.code) {
     return new GraphQLError(error.message, {
       nodes: error.nodes,

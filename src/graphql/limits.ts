@@ -35,7 +35,7 @@ export const DOCUMENT_LIMITS = {
 function listFactor(field: FieldNode, variables: Record<string, unknown>): number {
   const arg = (name: string, fallback: number): number => {
     const node = field.arguments?.find((a) => a.name.value === name)?.value;
-    const value = node ? valueOf(node, variables) : undefined;
+    const value = node ? literalValue(node, variables) : undefined;
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.abs(value)) : fallback;
   };
   switch (field.name.value) {
@@ -52,7 +52,7 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
   }
 }
 
-function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
+function literalValue(node: ValueNode, variables: Record<string, unknown>): unknown {
   if (node.kind === Kind.INT || node.kind === Kind.FLOAT) return Number(node.value);
   if (node.kind === Kind.VARIABLE) return variables[node.name.value];
   return undefined;

@@ -98,6 +98,7 @@ describe('a full disk', () => {
     expect(failure, 'a write failed once the disk was full').toBeTruthy();
     console.info(`disk full: ${acked.size} entries acknowledged, then ${JSON.stringify(failure)}`);
     expect(failure?.message).not.toMatch(/SQLITE|disk|full/i); // masked: no internals leak
+    expect(failure?.extensions?.code).toBe('UNAVAILABLE');
     // It keeps failing, and reads keep working meanwhile.
     expect(await capture('still full')).toBeTruthy();
     for (const [id, content] of acked) {
