@@ -12,7 +12,12 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const LOCOMO_PATH = process.env.LOCOMO_PATH ?? resolve(REPO_ROOT, '../shared/data/locomo10.json');
 
 export const CATEGORIES = [1, 2, 3, 4] as const;
-export const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+export const CATEGORY_NAMES: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+};
 export const KS = [1, 5, 10, 20] as const;
 
 export interface Turn {
@@ -125,7 +130,8 @@ const BASELINE_STOP = new Set(
   ),
 );
 
-const bm25Tokens = (text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => !BASELINE_STOP.has(t));
+const bm25Tokens = (text: string) =>
+  (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => !BASELINE_STOP.has(t));
 
 /** Plain Okapi BM25 (k1 1.2, b 0.75, idf ln(1 + (N − n + 0.5)/(n + 0.5))) over one conversation's turns. */
 export class Bm25Index {
@@ -134,7 +140,10 @@ export class Bm25Index {
   private readonly avgLength: number;
   private readonly df = new Map<string, number>();
 
-  constructor(private readonly ids: readonly string[], texts: readonly string[]) {
+  constructor(
+    private readonly ids: readonly string[],
+    texts: readonly string[],
+  ) {
     this.docs = texts.map((text) => {
       const tf = new Map<string, number>();
       for (const t of bm25Tokens(text)) tf.set(t, (tf.get(t) ?? 0) + 1);

@@ -16,6 +16,7 @@ import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { DomainError } from './memory/errors.ts';
+import { createLogger, createMetrics, type Logger, useObservability } from './observability.ts';
 import { Authenticator, type Credentials, isLoopback } from './workspaces/auth.ts';
 import { ControlStore } from './workspaces/control.ts';
 import { RateLimiter } from './workspaces/rate-limit.ts';
@@ -51,6 +52,7 @@ export interface ServerDeps {
   clock?: () => number;
   /** Sees every SQL statement run through drizzle. */
   onQuery?: QueryListener;
+  logger?: Logger;
 }
 
 /** What graphql-ws passes as the envelop's initial context. */
@@ -97,6 +99,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     return controlStore;
   };
   const rateLimiter = new RateLimiter(clock);
+  const logger = deps.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics(registry, bus);
   // Introspection and the rate limit follow the mode the last request found.
   let tokenModeSeen = config.authRequired;
 
@@ -135,13 +139,23 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         throw error instanceof DomainError ? toGraphQLError(error) : error;
       }
     },
-    maskedErrors: { maskError },
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        if ((masked as GraphQLError).extensions?.code === 'INTERNAL_SERVER_ERROR') {
+          const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+          logger.error({ err: original, path: (error as GraphQLError).path }, 'unexpected error');
+        }
+        return masked;
+      },
+    },
     graphiql: config.playground ? { subscriptionsProtocol: 'WS', title: 'Mini-Sphere' } : false,
     renderGraphiQL,
     landingPage: false,
     healthCheckEndpoint: '/__yoga_health',
     logging: false,
     plugins: [
+      useObservability(logger, metrics),
       useErrorCodes(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-workspace', 'authorization'] }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !tokenModeSeen }),
@@ -166,6 +180,13 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
       void health(res);
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      void metrics.registry.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+      });
       return;
     }
     if (req.method === 'POST') {

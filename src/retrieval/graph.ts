@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, desc, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import type { EdgeRow } from '../db/schema.ts';
+import { type EdgeRow, edges } from '../db/schema.ts';
 import { RANKING_POLICY } from './policy.ts';
 
 /** A node reached by a graph walk. */
@@ -167,4 +167,19 @@ async function leftOutByFanout(db: Db, seeds: string[], hops: number, returned: 
     frontier = next;
   }
   return false;
+}
+
+/**
+ * Every edge whose two ends are both among `ids` (graphView's edge list; recall's neighbour
+ * smoothing). One statement; both ends are matched through their indexes.
+ *
+ * @example const links = await edgesAmong(db, nodes.map((n) => n.id));
+ */
+export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
+  if (ids.length < 2) return [];
+  return db
+    .select()
+    .from(edges)
+    .where(and(inArray(edges.src, [...ids]), inArray(edges.dst, [...ids])))
+    .orderBy(desc(edges.weight), asc(edges.src), asc(edges.dst), asc(edges.type));
 }

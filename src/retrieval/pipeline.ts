@@ -13,7 +13,7 @@ import {
   type Volatility,
 } from '../memory/model.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
-import { walkGraph, type WalkNode } from './graph.ts';
+import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
 import { RANKING_POLICY } from './policy.ts';
 import { buildPrefilter, effectiveStatuses } from './prefilter.ts';
@@ -55,6 +55,10 @@ export interface RecallExplain {
   graphScore: number | null;
   vectorRank: number | null;
   rrf: number;
+  /** Beyond the contract: relative bm25 plus neighbour support (see RANKING_POLICY.neighbourSupport). */
+  match: number;
+  /** Beyond the contract: the query-term coverage factor. */
+  coverage: number;
   decay: number;
   recallBoost: number;
   importance: number;
@@ -104,6 +108,8 @@ interface Scored {
   bm25: number | null;
   node: WalkNode | null;
   graphScore: number | null;
+  match: number;
+  coverage: number;
   decay: number;
   recallBoost: number;
   importance: number;
@@ -124,7 +130,9 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
     .select({
       ...getTableColumns(e),
       tagsJson: sql<string>`(SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = ${e.id})`,
-      supersededBy: sql<string | null>`(SELECT s.src FROM edges s WHERE s.dst = ${e.id} AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
+      supersededBy: sql<
+        string | null
+      >`(SELECT s.src FROM edges s WHERE s.dst = ${e.id} AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
     })
     .from(e)
     .where(and(inArray(e.id, [...ids]), prefilter));
@@ -134,7 +142,12 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
   return out;
 }
 
-function emptyOutput(query: string, queryUsed: string, timeRange: RecallOutput['timeRange'], full: boolean): RecallOutput {
+function emptyOutput(
+  query: string,
+  queryUsed: string,
+  timeRange: RecallOutput['timeRange'],
+  full: boolean,
+): RecallOutput {
   return {
     query,
     queryUsed,
@@ -222,24 +235,51 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
   const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
   const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
-  const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
 
+  // Neighbour smoothing works on the links among the candidates (one query).
+  const neighbours = new Map<string, { id: string; weight: number }[]>();
+  for (const e of await edgesAmong(
+    db,
+    fused.map((c) => c.id),
+  )) {
+    neighbours.set(e.src, [...(neighbours.get(e.src) ?? []), { id: e.dst, weight: e.weight }]);
+    neighbours.set(e.dst, [...(neighbours.get(e.dst) ?? []), { id: e.src, weight: e.weight }]);
+  }
+  const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
+  const best = -keyword[0]!.bm25;
+  const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
+  const stemsById = new Map(fused.map((c) => [c.id, contentStems(rows.get(c.id)!.entry.content)]));
   const queryStems = [...new Set(terms.map(lightStem))];
   const asOfMs = asOf.getTime();
+
   const scored: Scored[] = fused.map((c) => {
     const hydrated = rows.get(c.id)!;
     const { entry } = hydrated;
-    const stems = contentStems(entry.content);
+    const stems = stemsById.get(c.id)!;
     const node = nodes.get(c.id) ?? null;
+    const linked = neighbours.get(c.id) ?? [];
+    const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
+    const match = Math.max(relative(c.id) + policy.neighbourSupport * support, node?.score ?? 0);
+    const coverage = coverageFactor(
+      stems,
+      linked.map((n) => stemsById.get(n.id)!),
+      queryStems,
+    );
     const decay = decayFactor(entry, asOfMs);
     const recallBoost = recallBoostFactor(entry.recallCount);
     const importance = importanceFactor(entry.importance);
     const tagOverlap = tagOverlapFactor(hydrated.tags, terms);
-    const coverage = coverageFactor(stems, queryStems);
     const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
     const final =
-      c.rrf * decay * recallBoost * importance * tagOverlap * coverage * (superseded ? policy.supersededPenalty : 1);
+      c.rrf *
+      match *
+      coverage *
+      decay *
+      recallBoost *
+      importance *
+      tagOverlap *
+      (superseded ? policy.supersededPenalty : 1);
     return {
       id: c.id,
       hydrated,
@@ -248,6 +288,8 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
       bm25: bm25ById.get(c.id) ?? null,
       node,
       graphScore: node?.score ?? null,
+      match,
+      coverage,
       decay,
       recallBoost,
       importance,
@@ -350,6 +392,8 @@ function finish(input: FinishInput): RecallOutput {
         graphScore: s.graphScore,
         vectorRank: s.ranks.VECTOR ?? null,
         rrf: s.rrf,
+        match: s.match,
+        coverage: s.coverage,
         decay: s.decay,
         recallBoost: s.recallBoost,
         importance: s.importance,
@@ -430,6 +474,8 @@ async function listTimeRange(db: Db, input: TimeListInput): Promise<RecallOutput
         bm25: null,
         node: null,
         graphScore: null,
+        match: 1,
+        coverage: 1,
         decay,
         recallBoost,
         importance,

@@ -8,19 +8,15 @@ const DAY_MS = 86_400_000;
  * any data set: these words match nearly every entry and only add noise to bm25.
  */
 const STOP_WORDS = [
-  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
-  'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by',
-  'can', 'could', 'd', 'did', 'do', 'does', 'doing', 'don', 'down', 'during',
-  'each', 'either', 'else', 'ever', 'every', 'few', 'for', 'from', 'further',
-  'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself', 'him', 'himself', 'his', 'how',
-  'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'll', 'm', 'may', 'me', 'might', 'more', 'most',
-  'must', 'my', 'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'ought',
-  'our', 'ours', 'ourselves', 'out', 'over', 'own', 're', 's', 'same', 'shall', 'she', 'should', 'so', 'some',
-  'such', 't', 'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves', 'then', 'there', 'these', 'they',
-  'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'upon', 've', 'very',
-  'was', 'we', 'were', 'what', 'whats', 'when', 'where', 'which', 'while', 'who', 'whom', 'whose', 'why', 'will',
-  'with', 'would', 'yes', 'yet', 'you', 'your', 'yours', 'yourself', 'yourselves',
-] as const;
+  'a about above after again against all also am an and any are as at be because been before being',
+  'below between both but by can could d did do does doing don down during each either else ever every',
+  'few for from further had has have having he her here hers herself him himself his how i if in into',
+  'is it its itself just ll m may me might more most must my myself no nor not now of off on once only',
+  'or other ought our ours ourselves out over own re s same shall she should so some such t than that',
+  'the their theirs them themselves then there these they this those through to too under until up',
+  'upon ve very was we were what whats when where which while who whom whose why will with would yes',
+  'yet you your yours yourself yourselves',
+].flatMap((line) => line.split(' '));
 
 /**
  * The one ranking policy of recall (CONTRACT §6). Every constant the pipeline uses lives
@@ -68,13 +64,23 @@ export const RANKING_POLICY = {
   importanceBase: 0.5,
 
   /** Tag overlap factor = min(max, 1 + perTag · tags of the entry named by the query). */
-  tagOverlap: { perTag: 0.1, max: 1.3 },
+  tagOverlap: { perTag: 0.25, max: 1.5 },
 
   /**
-   * Query-term coverage: factor = 1 + weight · (share of the query's distinct terms the
-   * entry contains). bm25 alone lets one rare term outweigh an entry that has them all.
+   * Query-term coverage: factor = 1 + weight · (share of the query's distinct terms the entry
+   * contains + neighbourShare · share of the others its linked neighbours contain). OR-joined
+   * bm25 lets one rare term outweigh an entry that has them all; neighbours count because a
+   * memory often answers what the one before it asked.
    */
-  coverage: { weight: 0.5 },
+  coverage: { weight: 2, neighbourShare: 0.5 },
+
+  /**
+   * Match strength: factor = bm25 relative to the best hit + neighbourSupport · the best
+   * (edge weight × relative bm25) among its linked neighbours (neighbour smoothing), or its
+   * graph score when that is higher. RRF keeps only ranks, and with k = 60 rank 1 and rank 20
+   * differ by a quarter; this puts back how much better the best matches really are.
+   */
+  neighbourSupport: 1,
 
   /** Score factor of an entry that is SUPERSEDED (status, or a SUPERSEDES edge points at it). */
   supersededPenalty: 0.5,

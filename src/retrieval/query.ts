@@ -8,7 +8,10 @@ import { RANKING_POLICY } from './policy.ts';
  * @example tokenize('Café "NEAR(x)" col:y') // ['cafe', 'near', 'x', 'col', 'y']
  */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const folded = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
@@ -48,7 +51,27 @@ export function buildMatchExpression(terms: readonly string[]): string | null {
   return quoted.length > 0 ? quoted.join(' OR ') : null;
 }
 
-const SUFFIXES = ['ational', 'ization', 'fulness', 'iveness', 'ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'edly', 'ies', 'ied', 'ers', 'er', 'ed', 'es', 'ly', 's'];
+const SUFFIXES = [
+  'ational',
+  'ization',
+  'fulness',
+  'iveness',
+  'ations',
+  'ation',
+  'ments',
+  'ment',
+  'ings',
+  'ing',
+  'edly',
+  'ies',
+  'ied',
+  'ers',
+  'er',
+  'ed',
+  'es',
+  'ly',
+  's',
+];
 
 /**
  * A light suffix-stripping stem for matching in JavaScript (snippets, similarity, tags).

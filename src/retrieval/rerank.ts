@@ -61,18 +61,26 @@ export function tagOverlapFactor(
 }
 
 /**
- * The share of the query's terms an entry contains, as a factor 1 .. 1 + weight.
+ * Query-term coverage as a factor: 1 + weight · (share of the query's terms the entry has +
+ * neighbourShare · share of the rest that its linked neighbours have).
  *
- * @example coverageFactor(new Set(['deploy', 'friday']), ['deploy', 'friday', 'rollback']) // 1 + 0.5 · 2/3
+ * @example coverageFactor(new Set(['deploy']), [new Set(['friday'])], ['deploy', 'friday']) // 1 + 2 · (1/2 + 0.5 · 1/2)
  */
 export function coverageFactor(
   entryStems: ReadonlySet<string>,
+  neighbourStems: readonly ReadonlySet<string>[],
   queryStems: readonly string[],
   policy: RankingPolicy = RANKING_POLICY,
 ): number {
   if (queryStems.length === 0) return 1;
-  const found = queryStems.filter((s) => entryStems.has(s)).length;
-  return 1 + policy.coverage.weight * (found / queryStems.length);
+  let own = 0;
+  let linked = 0;
+  for (const s of queryStems) {
+    if (entryStems.has(s)) own++;
+    else if (neighbourStems.some((n) => n.has(s))) linked++;
+  }
+  const { weight, neighbourShare } = policy.coverage;
+  return 1 + weight * ((own + neighbourShare * linked) / queryStems.length);
 }
 
 /**
@@ -103,7 +111,11 @@ export interface MmrItem {
  * @example mmrSelect([{ id: 'a', score: 1, tokens }, { id: 'a2', score: 0.99, tokens }, { id: 'b', score: 0.8, tokens: other }], 2)
  * // ['a', 'b']
  */
-export function mmrSelect<T extends MmrItem>(items: readonly T[], k: number, lambda = RANKING_POLICY.mmr.lambda): T[] {
+export function mmrSelect<T extends MmrItem>(
+  items: readonly T[],
+  k: number,
+  lambda: number = RANKING_POLICY.mmr.lambda,
+): T[] {
   const best = items.reduce((m, it) => Math.max(m, it.score), 0);
   const pool = items.map((item) => ({ item, rel: best > 0 ? item.score / best : 0, maxSim: 0 }));
   const picked: T[] = [];

@@ -14,7 +14,10 @@ function matchOffsets(content: string, stems: ReadonlySet<string>): number[] {
   const out: number[] = [];
   if (stems.size === 0) return out;
   for (const m of content.matchAll(WORD)) {
-    const word = m[0].normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+    const word = m[0]
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase();
     if (stems.has(lightStem(word))) out.push(m.index);
     if (out.length >= 500) break;
   }

@@ -204,7 +204,10 @@ const RULES: Rule[] = [
     },
   },
   {
-    re: new RegExp(`\\b(?:(?:in|over|during)\\s+)?(?:the\\s+)?(?:last|past)\\s+${COUNT_RE}\\s+(days?|weeks?|months?|years?)\\b`, 'gi'),
+    re: new RegExp(
+      `\\b(?:(?:in|over|during)\\s+)?(?:the\\s+)?(?:last|past)\\s+${COUNT_RE}\\s+(days?|weeks?|months?|years?)\\b`,
+      'gi',
+    ),
     resolve: (m, asOf) => {
       const n = parseCount(m[1]!);
       return n === null ? null : unitSpan(m[2]!, n, dayStart(asOf));

@@ -59,7 +59,7 @@ export interface TestServerOptions {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-test-'));
   const queries: string[] = [];
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, ...opts.config });
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...opts.config });
   const server = buildServer(config, { onQuery: (query) => queries.push(query) });
   const { url, port } = await server.start();
   const origin = `http://127.0.0.1:${port}`;

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { type Logger, pino } from 'pino';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventBus } from './events/bus.ts';
+import type { Context } from './graphql/context.ts';
+import { maskError } from './graphql/errors.ts';
+import type { WorkspaceRegistry } from './workspaces/registry.ts';
+
+export type { Logger };
+
+/** Structured JSON logs. Lines carry ids, workspaces, operation names and codes: never content or tokens. */
+export function createLogger(level: string): Logger {
+  return pino({ level, base: { service: 'mini-sphere' }, redact: ['authorization', 'token', 'content'] });
+}
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'operation' | 'type'>;
+  errors: Counter<'operation' | 'code'>;
+  recallSeconds: Histogram;
+  writeSeconds: Histogram<'operation'>;
+}
+
+/** The Prometheus registry behind GET /metrics. Gauges are read when scraped. */
+export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metrics {
+  const reg = new Registry();
+  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  const metrics: Metrics = {
+    registry: reg,
+    requests: new Counter({
+      name: 'sphere_graphql_requests_total',
+      help: 'GraphQL operations executed, by operation name and type.',
+      labelNames: ['operation', 'type'],
+      registers: [reg],
+    }),
+    errors: new Counter({
+      name: 'sphere_graphql_errors_total',
+      help: 'GraphQL errors returned, by operation name and extensions.code.',
+      labelNames: ['operation', 'code'],
+      registers: [reg],
+    }),
+    recallSeconds: new Histogram({
+      name: 'sphere_recall_duration_seconds',
+      help: 'Time to answer a recall query.',
+      buckets,
+      registers: [reg],
+    }),
+    writeSeconds: new Histogram({
+      name: 'sphere_write_duration_seconds',
+      help: 'Time from a mutation starting to its acknowledgement (queue + commit).',
+      labelNames: ['operation'],
+      buckets,
+      registers: [reg],
+    }),
+  };
+  new Gauge({
+    name: 'sphere_write_queue_depth',
+    help: 'Writes waiting for their workspace writer, over all workspaces.',
+    registers: [reg],
+    async collect() {
+      const open = await registry.opened();
+      this.set(open.reduce((n, ws) => n + ws.writer.depth, 0));
+    },
+  });
+  new Gauge({
+    name: 'sphere_events_published_total',
+    help: 'Committed events published to subscribers by this instance.',
+    registers: [reg],
+    collect() {
+      this.set(bus.published);
+    },
+  });
+  new Gauge({
+    name: 'sphere_subscriptions_open',
+    help: 'Subscription streams open now.',
+    registers: [reg],
+    collect() {
+      this.set(bus.streams.open);
+    },
+  });
+  new Gauge({
+    name: 'sphere_workspace_database_bytes',
+    help: 'Size of each open workspace database file, WAL included (embedded mode).',
+    labelNames: ['workspace'],
+    registers: [reg],
+    async collect() {
+      this.reset();
+      for (const ws of await registry.opened()) {
+        const loc = registry.locate(ws.id);
+        if (!loc.local) continue;
+        const path = loc.url.slice('file:'.length);
+        let bytes = 0;
+        for (const suffix of ['', '-wal']) bytes += (await stat(path + suffix).catch(() => null))?.size ?? 0;
+        this.set({ workspace: ws.id }, bytes);
+      }
+    },
+  });
+  return metrics;
+}
+
+function operationName(args: { operationName?: string | null; document: { definitions: readonly unknown[] } }) {
+  if (args.operationName) return args.operationName;
+  for (const def of args.document.definitions as {
+    kind: string;
+    name?: { value: string };
+    selectionSet?: { selections: { name?: { value: string } }[] };
+  }[]) {
+    if (def.kind === 'OperationDefinition')
+      return def.name?.value ?? def.selectionSet?.selections[0]?.name?.value ?? 'anonymous';
+  }
+  return 'anonymous';
+}
+
+function rootFields(document: { definitions: readonly unknown[] }): string[] {
+  const op = (
+    document.definitions as { kind: string; selectionSet?: { selections: { name?: { value: string } }[] } }[]
+  ).find((d) => d.kind === 'OperationDefinition');
+  return (op?.selectionSet?.selections ?? []).flatMap((s) => (s.name ? [s.name.value] : []));
+}
+
+/** Counts and times every operation, and logs one line per operation with its request id. */
+export function useObservability(logger: Logger, metrics: Metrics): Plugin<Context> {
+  return {
+    onExecute({ args }) {
+      const started = performance.now();
+      const ctx = args.contextValue as Partial<Context>;
+      const op = operationName(args);
+      const type =
+        (
+          args.document.definitions.find((d: { kind: string }) => d.kind === 'OperationDefinition') as {
+            operation?: string;
+          }
+        )?.operation ?? 'query';
+      const requestId = randomUUID();
+      return {
+        onExecuteDone({ result }) {
+          const seconds = (performance.now() - started) / 1000;
+          metrics.requests.inc({ operation: op, type });
+          if (type === 'mutation') metrics.writeSeconds.observe({ operation: op }, seconds);
+          if (rootFields(args.document).includes('recall')) metrics.recallSeconds.observe(seconds);
+          // Errors are masked after this hook; the code a client will see is the masked one.
+          const errors = ('errors' in result ? ((result.errors ?? []) as GraphQLError[]) : []).map(
+            (e) => maskError(e, e.message) as GraphQLError,
+          );
+          for (const e of errors)
+            metrics.errors.inc({ operation: op, code: String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
+          logger.info(
+            {
+              requestId,
+              workspace: ctx.access?.workspaceId,
+              tokenId: ctx.access?.tokenId ?? undefined,
+              operation: op,
+              type,
+              ms: Math.round(seconds * 1000),
+              errors: errors.length ? errors.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : undefined,
+            },
+            'graphql',
+          );
+        },
+      };
+    },
+  };
+}

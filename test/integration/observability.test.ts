@@ -1,0 +1,83 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, spawnServer } from '../helpers/process.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+/** Parses Prometheus text exposition into `name{labels}` → value. */
+function parsePrometheus(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    if (!m?.[1] || !m[2]) throw new Error(`not Prometheus text: ${line}`);
+    out.set(m[1], Number(m[2]));
+  }
+  return out;
+}
+
+const scrape = async () => parsePrometheus(await (await fetch(`${t.origin}/metrics`)).text());
+
+describe('metrics and logs', () => {
+  it('serves Prometheus text whose counters move with traffic', async () => {
+    const before = await scrape();
+    const key = 'sphere_graphql_requests_total{operation="capture",type="mutation"}';
+    await t.gqlOk('mutation { capture(input: { content: "metric me" }) { outcome } }', {}, { workspace: 'obs' });
+    await t.gqlOk('{ recall(query: "metric") { hits { snippet } } }', {}, { workspace: 'obs' });
+    await t.gql('{ entry(id: "x") { id } append: count(kind: ROBOT) }', {}, { workspace: 'obs' });
+    await t.gql('mutation { append(id: "nope", addition: "x") { id } }', {}, { workspace: 'obs' });
+    const after = await scrape();
+    expect(after.get(key)).toBe((before.get(key) ?? 0) + 1);
+    expect(after.get('sphere_recall_duration_seconds_count')).toBe(
+      (before.get('sphere_recall_duration_seconds_count') ?? 0) + 1,
+    );
+    expect(after.get('sphere_graphql_errors_total{operation="append",code="NOT_FOUND"}')).toBe(1);
+    expect(after.get('sphere_events_published_total')).toBeGreaterThanOrEqual(1);
+    expect(after.get('sphere_workspace_database_bytes{workspace="obs"}')).toBeGreaterThan(0);
+    expect(after.has('sphere_write_queue_depth')).toBe(true);
+    expect(after.has('sphere_subscriptions_open')).toBe(true);
+  });
+});
+
+describe('logs of a real server process', () => {
+  let dataDir: string;
+  let server: ServerProcess;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-logs-'));
+    server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+  });
+  afterAll(async () => {
+    server?.proc.kill('SIGTERM');
+    await server?.exited;
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs one JSON line per operation with request id, workspace and operation, and never content or tokens', async () => {
+    const secret = 'ultraviolet-secret-content-4711';
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-workspace': 'logs', authorization: '' },
+      body: JSON.stringify({ query: `mutation { capture(input: { content: "${secret}" }) { outcome } }` }),
+    });
+    expect(res.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const line = lines.find((l) => l.operation === 'capture');
+    expect(line).toMatchObject({ workspace: 'logs', operation: 'capture', type: 'mutation' });
+    expect(typeof line?.requestId).toBe('string');
+    expect(server.output()).not.toContain(secret);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { RANKING_POLICY } from '../../src/retrieval/policy.ts';
+import {
+  coverageFactor,
+  decayFactor,
+  importanceFactor,
+  jaccard,
+  mmrSelect,
+  recallBoostFactor,
+  tagOverlapFactor,
+} from '../../src/retrieval/rerank.ts';
+
+const DAY = 86_400_000;
+const asOf = Date.UTC(2026, 2, 11);
+
+describe('decayFactor', () => {
+  it('is 1 for an entry from asOf and falls to the volatility floor', () => {
+    for (const volatility of ['DURABLE', 'EVOLVING', 'EPHEMERAL'] as const) {
+      const fresh = decayFactor({ volatility, observedAt: asOf, updatedAt: asOf }, asOf);
+      const ancient = decayFactor({ volatility, observedAt: asOf - 100_000 * DAY, updatedAt: asOf }, asOf);
+      expect(fresh).toBeCloseTo(1);
+      expect(ancient).toBeCloseTo(RANKING_POLICY.decay[volatility].floor, 3);
+    }
+  });
+
+  it('orders volatilities: ephemeral fades fastest', () => {
+    const at = (volatility: 'DURABLE' | 'EVOLVING' | 'EPHEMERAL') =>
+      decayFactor({ volatility, observedAt: asOf - 30 * DAY, updatedAt: asOf }, asOf);
+    expect(at('DURABLE')).toBeGreaterThan(at('EVOLVING'));
+    expect(at('EVOLVING')).toBeGreaterThan(at('EPHEMERAL'));
+  });
+
+  it('uses observed_at, or updated_at when it is null', () => {
+    const observed = decayFactor({ volatility: 'EPHEMERAL', observedAt: asOf - 7 * DAY, updatedAt: asOf }, asOf);
+    const updated = decayFactor({ volatility: 'EPHEMERAL', observedAt: null, updatedAt: asOf - 7 * DAY }, asOf);
+    expect(observed).toBeCloseTo(0.15 + 0.85 / 2);
+    expect(updated).toBeCloseTo(observed);
+  });
+
+  it('never treats an age as negative', () => {
+    expect(decayFactor({ volatility: 'EPHEMERAL', observedAt: asOf + 50 * DAY, updatedAt: asOf }, asOf)).toBe(1);
+  });
+});
+
+describe('recallBoostFactor', () => {
+  it('is neutral at zero, grows with log1p and is capped', () => {
+    expect(recallBoostFactor(0)).toBe(1);
+    expect(recallBoostFactor(3)).toBeGreaterThan(recallBoostFactor(1));
+    expect(recallBoostFactor(1_000_000)).toBe(RANKING_POLICY.recallBoost.max);
+    // Mild: even a much-recalled entry cannot outweigh a clearly better match.
+    expect(RANKING_POLICY.recallBoost.max).toBeLessThanOrEqual(1.15);
+  });
+});
+
+describe('importanceFactor', () => {
+  it('is 0.5 + importance, with 0.5 neutral', () => {
+    expect(importanceFactor(0.5)).toBe(1);
+    expect(importanceFactor(0)).toBe(0.5);
+    expect(importanceFactor(1)).toBe(1.5);
+  });
+});
+
+describe('tagOverlapFactor', () => {
+  it('counts tags whose words the query names', () => {
+    expect(tagOverlapFactor(['infra', 'release-plan'], ['release', 'plans'])).toBeCloseTo(
+      1 + RANKING_POLICY.tagOverlap.perTag,
+    );
+    expect(tagOverlapFactor(['infra'], ['deploy'])).toBe(1);
+    expect(tagOverlapFactor([], ['deploy'])).toBe(1);
+  });
+
+  it('is capped', () => {
+    const tags = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6'];
+    expect(tagOverlapFactor(tags, tags)).toBe(RANKING_POLICY.tagOverlap.max);
+  });
+});
+
+describe('coverageFactor', () => {
+  it('rewards entries that contain more of the query, and neighbours that contain the rest', () => {
+    const { weight, neighbourShare } = RANKING_POLICY.coverage;
+    const q = ['deploy', 'friday'];
+    expect(coverageFactor(new Set(['deploy', 'friday']), [], q)).toBeCloseTo(1 + weight);
+    expect(coverageFactor(new Set(['deploy']), [], q)).toBeCloseTo(1 + weight / 2);
+    expect(coverageFactor(new Set(['deploy']), [new Set(['friday'])], q)).toBeCloseTo(
+      1 + weight * (0.5 + neighbourShare * 0.5),
+    );
+    expect(coverageFactor(new Set(), [], [])).toBe(1);
+  });
+});
+
+describe('mmrSelect', () => {
+  const tokens = (s: string) => new Set(s.split(' '));
+
+  it('keeps near-duplicates from filling the top', () => {
+    const items = [
+      { id: 'a', score: 1, tokens: tokens('deploy failed friday night rollback') },
+      { id: 'a2', score: 0.98, tokens: tokens('deploy failed friday night rollback again') },
+      { id: 'a3', score: 0.97, tokens: tokens('deploy failed friday night rollback') },
+      { id: 'b', score: 0.8, tokens: tokens('postmortem owners action items') },
+    ];
+    expect(mmrSelect(items, 2, 0.7).map((i) => i.id)).toEqual(['a', 'b']);
+  });
+
+  it('is plain relevance order at λ = 1', () => {
+    const items = [
+      { id: 'a', score: 1, tokens: tokens('x y') },
+      { id: 'b', score: 0.9, tokens: tokens('x y') },
+      { id: 'c', score: 0.5, tokens: tokens('z') },
+    ];
+    expect(mmrSelect(items, 3, 1).map((i) => i.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('returns at most k items', () => {
+    expect(mmrSelect([{ id: 'a', score: 1, tokens: tokens('x') }], 5)).toHaveLength(1);
+  });
+});
+
+describe('jaccard', () => {
+  it('is shared / union', () => {
+    expect(jaccard(new Set(['a', 'b']), new Set(['b', 'c']))).toBeCloseTo(1 / 3);
+    expect(jaccard(new Set(), new Set())).toBe(0);
+  });
+});
