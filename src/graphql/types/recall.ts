@@ -29,8 +29,15 @@ const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
     recallBoost: t.exposeFloat('recallBoost', { description: 'Boost from how often it was recalled before.' }),
     importance: t.exposeFloat('importance', { description: 'Importance factor, 0.5 + importance.' }),
     tagOverlap: t.exposeFloat('tagOverlap', { description: 'Factor from tags shared with the query.' }),
+    match: t.exposeFloat('match', {
+      description: 'Keyword strength relative to the best hit, smoothed by linked neighbours’ strength.',
+    }),
+    coverage: t.exposeFloat('coverage', {
+      description: 'Factor from the share of query terms the entry (and, half-weighted, its neighbours) contains.',
+    }),
     final: t.exposeFloat('final', {
-      description: 'The score: rrf × decay × recallBoost × importance × tagOverlap (× penalties).',
+      description:
+        'The score: rrf × match × coverage × decay × recallBoost × importance × tagOverlap (× 0.5 if superseded).',
     }),
   }),
 });
