@@ -11,6 +11,7 @@ import {
 import { Writer } from '../db/writer.ts';
 import type { MemoryEventRecord } from '../events/types.ts';
 import { Bookkeeper } from '../memory/bookkeeping.ts';
+import { DomainError } from '../memory/errors.ts';
 
 /** One open workspace: its database, its single writer, and its deferred read bookkeeping. */
 export interface Workspace {
@@ -78,15 +79,37 @@ export class WorkspaceRegistry {
   }
 
   async #openWorkspace(id: string): Promise<Workspace> {
-    const client = await openClient(this.locate(id));
+    const location = this.locate(id);
+    let client: Client;
+    try {
+      client = await openClient(location);
+    } catch (error) {
+      throw unavailable(id, error);
+    }
     try {
       const db = drizzleFor(client, this.#opts.onQuery);
       await migrateDb(db);
-      const writer = new Writer(db, { workspace: id, onCommit: this.#opts.onCommit, clock: this.#opts.clock });
+      const writer = new Writer(db, {
+        workspace: id,
+        onCommit: this.#opts.onCommit,
+        clock: this.#opts.clock,
+        // A hosted database pays a round trip per statement and times a transaction out
+        // after 5 s, so its group commits stay small; a local file takes many per fsync.
+        maxBatch: location.local ? 64 : 8,
+      });
       return { id, client, db, writer, bookkeeper: new Bookkeeper(writer) };
     } catch (error) {
       client.close();
-      throw error;
+      throw unavailable(id, error);
     }
   }
+}
+
+/** A workspace database that cannot be opened or migrated: a clear, retryable error. */
+function unavailable(id: string, cause: unknown): DomainError {
+  const reason = (cause as { code?: unknown })?.code;
+  return new DomainError(
+    'UNAVAILABLE',
+    `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,
+  );
 }
