@@ -7,6 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { Config } from './config.ts';
+import { createDashboardHandler } from './dashboard/assets.ts';
 import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
 import { createRedisTarget } from './events/redis.ts';
@@ -101,6 +102,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const rateLimiter = new RateLimiter(clock);
   const logger = deps.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics(registry, bus);
+  // The dashboard at / is a client of the public API, bundled from web/ on first request.
+  const dashboard = createDashboardHandler({ onBuildError: (err) => logger.error({ err }, 'dashboard build failed') });
   // Introspection and the rate limit follow the mode the last request found.
   let tokenModeSeen = config.authRequired;
 
@@ -186,6 +189,12 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       void metrics.registry.metrics().then((text) => {
         res.writeHead(200, { 'content-type': metrics.registry.contentType });
         res.end(text);
+      });
+      return;
+    }
+    if (path === '/' || path === '/index.html' || path === '/app.js' || path === '/app.css') {
+      void dashboard(req, res).then((served) => {
+        if (!served) void yoga.requestListener(req, res);
       });
       return;
     }

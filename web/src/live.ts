@@ -1,0 +1,193 @@
+import { type Client, createClient } from 'graphql-ws/client';
+import { type Gql, GRAPHQL_PATH } from './api.ts';
+import { EVENT_LOG_PROBE, EVENTS_SUBSCRIPTION } from './documents.ts';
+import type { MemoryEvent } from './model.ts';
+import { type Session, sessionConnectionParams } from './session.ts';
+
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'stopped';
+
+/** How many past events the feed shows when it opens. */
+const BACKLOG = 50;
+/** How many events the feed keeps in memory. */
+const KEEP = 500;
+
+/**
+ * The seq of the newest event in the log: `eventLog(sinceSeq: n, limit: 1)` is empty exactly when
+ * n is the head, so probe doubling steps, then bisect (a few dozen tiny queries for a huge log).
+ */
+export async function findHeadSeq(gql: Gql): Promise<number> {
+  const hasAfter = async (seq: number) =>
+    (await gql<{ eventLog: unknown[] }>(EVENT_LOG_PROBE, { sinceSeq: seq })).eventLog.length > 0;
+  let known = 0; // an event with this seq exists (or it is 0)
+  let step = 1;
+  while (await hasAfter(known + step - 1)) {
+    known += step;
+    step *= 2;
+  }
+  // Now seq `known` exists and `known + step` does not.
+  let missing = known + step;
+  while (missing - known > 1) {
+    const mid = Math.floor((known + missing) / 2);
+    if (await hasAfter(mid - 1)) known = mid;
+    else missing = mid;
+  }
+  return known;
+}
+
+/** Randomised exponential backoff: 250 ms, 500 ms, 1 s, … capped at 5 s. */
+async function backoff(retries: number): Promise<void> {
+  const ms = Math.min(5_000, 250 * 2 ** retries) * (0.75 + Math.random() / 2);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function isUnauthenticated(errors: unknown): boolean {
+  return (
+    Array.isArray(errors) &&
+    errors.some((e: { extensions?: { code?: string } }) => e?.extensions?.code === 'UNAUTHENTICATED')
+  );
+}
+
+/**
+ * The workspace's event stream, kept across disconnects: every event is seen once, in seq order.
+ * After a reconnect it resubscribes with `events(sinceSeq: last seen)`, so events committed while
+ * the socket was down are replayed by the server before live ones.
+ */
+export class LiveEvents {
+  /** Newest first. */
+  readonly events: MemoryEvent[] = [];
+  state: ConnectionState = 'connecting';
+  private lastSeq = 0;
+  /** Events up to this seq had been committed before the dashboard opened. */
+  private headAtStart = 0;
+  /** Content of entries seen in events, to name the ends of edges. */
+  private readonly contents = new Map<string, string>();
+  private client: Client | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private readonly eventListeners = new Set<(event: MemoryEvent) => void>();
+  private readonly stateListeners = new Set<(state: ConnectionState) => void>();
+
+  constructor(
+    private readonly gql: Gql,
+    private readonly session: Session,
+    private readonly onUnauthenticated: () => void,
+  ) {}
+
+  /** Loads where the log stands, then connects; the last BACKLOG events are replayed into the feed. */
+  async start(): Promise<void> {
+    this.setState('connecting');
+    try {
+      this.headAtStart = await findHeadSeq(this.gql);
+      this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'UNAUTHENTICATED') {
+        this.setState('unauthorized');
+        return;
+      }
+      // Unreachable for now: the socket's retries take it from here, from the start of the log's tail.
+    }
+    if (this.state === 'stopped') return;
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${GRAPHQL_PATH}`;
+    this.client = createClient({
+      url,
+      lazy: false,
+      retryAttempts: Number.POSITIVE_INFINITY,
+      shouldRetry: () => true,
+      retryWait: backoff,
+      keepAlive: 10_000,
+      connectionParams: () => sessionConnectionParams(this.session),
+      on: {
+        connecting: (retrying) => this.setState(retrying ? 'reconnecting' : 'connecting'),
+        connected: () => {
+          this.setState('live');
+          this.subscribe();
+        },
+        closed: (event) => {
+          // The old subscription must not be retried with its stale sinceSeq: drop it and
+          // subscribe afresh from the last seen seq once connected again.
+          this.unsubscribe?.();
+          this.unsubscribe = null;
+          if (this.state === 'stopped') return;
+          const code = (event as { code?: number } | undefined)?.code;
+          if (code === 4401 || code === 4403) {
+            this.setState('unauthorized');
+            this.onUnauthenticated();
+          } else {
+            this.setState('reconnecting');
+          }
+        },
+      },
+    });
+  }
+
+  stop(): void {
+    this.setState('stopped');
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    void this.client?.dispose();
+    this.client = null;
+  }
+
+  /** Whether the event was already in the log when the dashboard opened (so it is not news). */
+  isBacklog(event: MemoryEvent): boolean {
+    return event.seq <= this.headAtStart;
+  }
+
+  /** The content of an entry the feed has seen, if any. */
+  contentOf(id: string): string | undefined {
+    return this.contents.get(id);
+  }
+
+  onEvent(listener: (event: MemoryEvent) => void, signal: AbortSignal): void {
+    this.eventListeners.add(listener);
+    signal.addEventListener('abort', () => this.eventListeners.delete(listener));
+  }
+
+  onState(listener: (state: ConnectionState) => void, signal?: AbortSignal): void {
+    this.stateListeners.add(listener);
+    signal?.addEventListener('abort', () => this.stateListeners.delete(listener));
+  }
+
+  private subscribe(): void {
+    if (!this.client) return;
+    this.unsubscribe?.();
+    this.unsubscribe = this.client.subscribe<{ events: MemoryEvent }>(
+      { query: EVENTS_SUBSCRIPTION, variables: { sinceSeq: this.lastSeq } },
+      {
+        next: (result) => {
+          if (result.errors?.length) {
+            if (isUnauthenticated(result.errors)) this.unauthorized();
+            return;
+          }
+          if (result.data?.events) this.receive(result.data.events);
+        },
+        error: (errors) => {
+          if (isUnauthenticated(errors)) this.unauthorized();
+          else console.warn('event subscription failed', errors);
+        },
+        complete: () => {},
+      },
+    );
+  }
+
+  private unauthorized(): void {
+    this.setState('unauthorized');
+    this.onUnauthenticated();
+  }
+
+  private receive(event: MemoryEvent): void {
+    // A replay after a reconnect may overlap what was already shown; seq says which is new.
+    if (event.seq <= this.lastSeq) return;
+    this.lastSeq = Math.max(this.lastSeq, event.seq);
+    if (event.entry) this.contents.set(event.entry.id, event.entry.content);
+    this.events.unshift(event);
+    if (this.events.length > KEEP) this.events.length = KEEP;
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.state === state) return;
+    if (this.state === 'stopped') return;
+    this.state = state;
+    for (const listener of this.stateListeners) listener(state);
+  }
+}
