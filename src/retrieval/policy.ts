@@ -28,7 +28,7 @@ export const RANKING_POLICY = {
 
   /** Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry. */
   rrfK: 60,
-  armWeights: { KEYWORD: 1, GRAPH: 1, VECTOR: 1 },
+  armWeights: { KEYWORD: 1, GRAPH: 1, VECTOR: 1, EXPANSION: 0 },
 
   keyword: {
     /** The FTS5 arm reads at most this many matches (bounded so recall stays near raw-FTS5 speed). */
@@ -72,7 +72,15 @@ export const RANKING_POLICY = {
    * bm25 lets one rare term outweigh an entry that has them all; neighbours count because a
    * memory often answers what the one before it asked.
    */
-  coverage: { weight: 2, neighbourShare: 0.5 },
+  coverage: { weight: 2, neighbourShare: 0.5, idf: 0 },
+
+  /**
+   * Pseudo-relevance feedback (RM3-style): the `terms` most distinctive words of the best
+   * `docs` keyword hits (weighted by their relative bm25 and by idf within the keyword
+   * candidates) are searched in one more FTS5 query, fused as the EXPANSION arm; an entry
+   * only that query found gets matchWeight × its relative bm25 there as its match strength.
+   */
+  prf: { docs: 3, terms: 0, minHits: 5, includeQuery: 1, matchWeight: 0.5, minDocs: 1 },
 
   /**
    * Match strength: factor = bm25 relative to the best hit + neighbourSupport · the best

@@ -53,7 +53,7 @@ export async function startDashboardServer(overrides: Partial<Config> = {}): Pro
   let server: MiniSphereServer | null = null;
 
   const start = async () => {
-    const config = loadConfig({}, { port, host: '127.0.0.1', dataDir, rateLimit: 0, ...overrides });
+    const config = loadConfig({}, { port, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent', ...overrides });
     server = buildServer(config);
     port = (await server.start()).port;
     if (!(await servesDashboard(`http://127.0.0.1:${port}`))) putDashboardInFront(server.http);

@@ -226,7 +226,7 @@ describe('modes', () => {
   it('refuses to start on a non-loopback address without tokens, and says why', async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const dataDir = await mkdtemp('/tmp/mini-sphere-mode-');
-    const server = buildServer(loadConfig({}, { host: '0.0.0.0', port: 0, dataDir }));
+    const server = buildServer(loadConfig({}, { host: '0.0.0.0', port: 0, dataDir, logLevel: 'silent' }));
     await expect(server.start()).rejects.toThrow(/without tokens/);
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
