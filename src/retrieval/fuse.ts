@@ -2,24 +2,18 @@ import { RANKING_POLICY } from './policy.ts';
 
 export type RecallArm = 'KEYWORD' | 'GRAPH' | 'VECTOR';
 
-/**
- * The arms fusion knows: the reported ones plus EXPANSION, the keyword arm's second,
- * feedback-expanded query (internal: its hits report as KEYWORD only when that arm found them).
- */
-export type FusionArm = RecallArm | 'EXPANSION';
-
 /** One arm's ranking: ids best first. */
-export type ArmRankings = Partial<Record<FusionArm, readonly string[]>>;
+export type ArmRankings = Partial<Record<RecallArm, readonly string[]>>;
 
 export interface FusedCandidate {
   id: string;
   /** Σ weight(arm) / (k + rank in arm) over the arms that ranked the entry. */
   rrf: number;
   /** 1-based rank per arm that found the entry. */
-  ranks: Partial<Record<FusionArm, number>>;
+  ranks: Partial<Record<RecallArm, number>>;
 }
 
-const ARM_ORDER: readonly FusionArm[] = ['KEYWORD', 'GRAPH', 'VECTOR', 'EXPANSION'];
+const ARM_ORDER: readonly RecallArm[] = ['KEYWORD', 'GRAPH', 'VECTOR'];
 
 /**
  * Reciprocal rank fusion (CONTRACT §6.5). Ranks, not raw scores, are fused, so arms with
@@ -33,7 +27,7 @@ const ARM_ORDER: readonly FusionArm[] = ['KEYWORD', 'GRAPH', 'VECTOR', 'EXPANSIO
 export function fuseRankings(
   arms: ArmRankings,
   k: number = RANKING_POLICY.rrfK,
-  weights: Readonly<Record<FusionArm, number>> = RANKING_POLICY.armWeights,
+  weights: Readonly<Record<RecallArm, number>> = RANKING_POLICY.armWeights,
 ): FusedCandidate[] {
   const byId = new Map<string, FusedCandidate & { order: number }>();
   for (const arm of ARM_ORDER) {

@@ -8,8 +8,6 @@ export interface KeywordHit {
   rank: number;
   /** FTS5's bm25(): negative, lower is better. */
   bm25: number;
-  /** The entry's content (pseudo-relevance feedback reads the best hits' words). */
-  content: string;
 }
 
 /**
@@ -19,16 +17,16 @@ export interface KeywordHit {
  *
  * @example
  * const hits = await searchKeyword(db, '"deploy" OR "friday"', buildPrefilter({}), 100);
- * hits[0]; // { id: '0193…', rank: 1, bm25: -4.2, content: '…' }
+ * hits[0]; // { id: '0193…', rank: 1, bm25: -4.2 }
  */
 export async function searchKeyword(db: Db, match: string, prefilter: SQL, limit: number): Promise<KeywordHit[]> {
   // The match expression is a bound parameter built by buildMatchExpression (every term
   // quoted), so user text is only ever searched as words.
-  const rows = await db.all<{ id: string; bm25: number; content: string }>(sql`
-    SELECT e.id AS id, bm25(entries_fts) AS bm25, e.content AS content
+  const rows = await db.all<{ id: string; bm25: number }>(sql`
+    SELECT e.id AS id, bm25(entries_fts) AS bm25
     FROM entries_fts JOIN entries e ON e.n = entries_fts.rowid
     WHERE entries_fts MATCH ${match} AND ${prefilter}
     ORDER BY entries_fts.rank, e.n
     LIMIT ${limit}`);
-  return rows.map((r, i) => ({ id: r.id, rank: i + 1, bm25: Number(r.bm25), content: r.content }));
+  return rows.map((r, i) => ({ id: r.id, rank: i + 1, bm25: Number(r.bm25) }));
 }

@@ -12,12 +12,12 @@ import {
   normalizeTag,
   type Volatility,
 } from '../memory/model.ts';
-import { type FusionArm, fuseRankings, type RecallArm } from './fuse.ts';
+import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
 import { RANKING_POLICY } from './policy.ts';
 import { buildPrefilter, effectiveStatuses } from './prefilter.ts';
-import { buildMatchExpression, contentStems, extractTerms, lightStem, tokenize } from './query.ts';
+import { buildMatchExpression, contentStems, extractTerms, lightStem } from './query.ts';
 import {
   coverageFactor,
   decayFactor,
@@ -103,7 +103,7 @@ interface Hydrated {
 interface Scored {
   id: string;
   hydrated: Hydrated;
-  ranks: Partial<Record<FusionArm, number>>;
+  ranks: Partial<Record<RecallArm, number>>;
   rrf: number;
   bm25: number | null;
   node: WalkNode | null;
@@ -229,30 +229,13 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
     walk = (await walkGraph(db, seeds, hops, { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap })).nodes;
   }
 
-  // Pseudo-relevance feedback: one more FTS5 query with the best hits' distinctive words.
-  const keywordStems = keyword.map((h) => contentStems(h.content));
-  const expansionTerms = feedbackTerms(keyword, keywordStems, terms);
-  const expansionMatch = buildMatchExpression(
-    policy.prf.includeQuery ? [...terms, ...expansionTerms] : expansionTerms,
-  );
-  const expansion =
-    expansionTerms.length > 0 && expansionMatch !== null
-      ? await searchKeyword(db, expansionMatch, prefilter, policy.keyword.candidateLimit)
-      : [];
-
-  const ids = [
-    ...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id), ...expansion.map((h) => h.id)]),
-  ];
+  const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id)])];
   const rows = await hydrate(db, ids, prefilter);
 
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
   const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
   const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
-  const fused = fuseRankings({
-    KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)),
-    GRAPH: graphRanking,
-    EXPANSION: expansion.map((h) => h.id).filter((id) => rows.has(id)),
-  });
+  const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
 
   // Neighbour smoothing works on the links among the candidates (one query).
   const neighbours = new Map<string, { id: string; weight: number }[]>();
@@ -266,16 +249,8 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const best = -keyword[0]!.bm25;
   const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
-  const expansionBm25 = new Map(expansion.map((h) => [h.id, -h.bm25]));
-  const expansionBest = expansion.length > 0 ? -expansion[0]!.bm25 : 0;
-  const expansionRelative = (id: string) =>
-    expansionBest > 0 ? (policy.prf.matchWeight * (expansionBm25.get(id) ?? 0)) / expansionBest : 0;
-  const keywordStemsById = new Map(keyword.map((h, i) => [h.id, keywordStems[i]!]));
-  const stemsById = new Map(
-    fused.map((c) => [c.id, keywordStemsById.get(c.id) ?? contentStems(rows.get(c.id)!.entry.content)]),
-  );
+  const stemsById = new Map(fused.map((c) => [c.id, contentStems(rows.get(c.id)!.entry.content)]));
   const queryStems = [...new Set(terms.map(lightStem))];
-  const termWeights = policy.coverage.idf > 0 ? poolIdf(queryStems, keywordStems) : undefined;
   const asOfMs = asOf.getTime();
 
   const scored: Scored[] = fused.map((c) => {
@@ -285,17 +260,11 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
     const node = nodes.get(c.id) ?? null;
     const linked = neighbours.get(c.id) ?? [];
     const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
-    const match = Math.max(
-      relative(c.id) + policy.neighbourSupport * support,
-      node?.score ?? 0,
-      expansionRelative(c.id),
-    );
+    const match = Math.max(relative(c.id) + policy.neighbourSupport * support, node?.score ?? 0);
     const coverage = coverageFactor(
       stems,
       linked.map((n) => stemsById.get(n.id)!),
       queryStems,
-      policy,
-      termWeights,
     );
     const decay = decayFactor(entry, asOfMs);
     const recallBoost = recallBoostFactor(entry.recallCount);
@@ -332,65 +301,6 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   keepBelowSuccessors(scored);
 
   return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
-}
-
-/**
- * Query-term weights for coverage: idf within the keyword candidates, log((N + 1) / (df + 0.5)),
- * blended with a flat weight by `coverage.idf` (0 = every term counts the same, 1 = pure idf).
- * A term no candidate contains weighs nothing (nothing can cover it).
- */
-function poolIdf(queryStems: readonly string[], pool: readonly ReadonlySet<string>[]): Map<string, number> {
-  const n = pool.length;
-  const blend = RANKING_POLICY.coverage.idf;
-  const out = new Map<string, number>();
-  for (const s of queryStems) {
-    let df = 0;
-    for (const p of pool) if (p.has(s)) df++;
-    const idf = df === 0 ? 0 : Math.log((n + 1) / (df + 0.5)) / Math.log((n + 1) / 1.5);
-    out.set(s, df === 0 ? 0 : 1 - blend + blend * idf);
-  }
-  return out;
-}
-
-/**
- * Pseudo-relevance feedback terms (RM3-style): words of the best `prf.docs` keyword hits that
- * the query does not have, scored by Σ (relative bm25 of the hit) × idf within the keyword
- * candidates, best `prf.terms` first. Words every candidate shares score near zero, so names
- * and boilerplate do not take over the expansion.
- */
-function feedbackTerms(
-  keyword: readonly { bm25: number; content: string }[],
-  keywordStems: readonly ReadonlySet<string>[],
-  terms: readonly string[],
-): string[] {
-  const { prf, stopWords } = RANKING_POLICY;
-  if (prf.terms <= 0 || keyword.length < prf.minHits) return [];
-  const queryStems = new Set(terms.map(lightStem));
-  const n = keyword.length;
-  const df = new Map<string, number>();
-  for (const stems of keywordStems) for (const s of stems) df.set(s, (df.get(s) ?? 0) + 1);
-  const best = keyword[0]!.bm25;
-  const score = new Map<string, { word: string; score: number; docs: number }>();
-  for (let i = 0; i < Math.min(prf.docs, n); i++) {
-    const rel = best < 0 ? keyword[i]!.bm25 / best : 1;
-    const seen = new Set<string>();
-    for (const word of tokenize(keyword[i]!.content)) {
-      if (word.length < 3 || stopWords.has(word) || /^\p{N}+$/u.test(word)) continue;
-      const stem = lightStem(word);
-      if (queryStems.has(stem) || seen.has(stem)) continue;
-      seen.add(stem);
-      const idf = Math.log((n + 1) / ((df.get(stem) ?? 0) + 0.5));
-      const cur = score.get(stem) ?? { word, score: 0, docs: 0 };
-      cur.score += rel * idf;
-      cur.docs++;
-      score.set(stem, cur);
-    }
-  }
-  return [...score.values()]
-    .filter((t) => t.docs >= prf.minDocs && t.score > 0)
-    .sort((a, b) => b.score - a.score || (a.word < b.word ? -1 : 1))
-    .slice(0, prf.terms)
-    .map((t) => t.word);
 }
 
 /**

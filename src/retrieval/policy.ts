@@ -24,11 +24,17 @@ const STOP_WORDS = [
  * a change of this object and of its version.
  */
 export const RANKING_POLICY = {
-  version: 'rp-2026.11-1',
+  version: 'rp-2026.11-2',
 
-  /** Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry. */
+  /**
+   * Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry.
+   * The graph arm weighs more: it ranks the best keyword hits' linked neighbourhood (the
+   * seeds by bm25, then what they link to), so an entry both arms agree on, or a close
+   * neighbour of a strong match, beats a lone weak keyword match. Measured on LoCoMo, it
+   * lifts recall@5 and @10 at no cost to @1.
+   */
   rrfK: 60,
-  armWeights: { KEYWORD: 1, GRAPH: 1, VECTOR: 1, EXPANSION: 0 },
+  armWeights: { KEYWORD: 1, GRAPH: 3, VECTOR: 1 },
 
   keyword: {
     /** The FTS5 arm reads at most this many matches (bounded so recall stays near raw-FTS5 speed). */
@@ -36,8 +42,8 @@ export const RANKING_POLICY = {
   },
 
   graph: {
-    /** How many of the best keyword hits seed the walk. */
-    seedCount: 10,
+    /** How many of the best keyword hits seed the walk (it still returns at most nodeCap nodes). */
+    seedCount: 15,
     decayPerHop: 0.6,
     fanout: 8,
     nodeCap: 50,
@@ -72,15 +78,7 @@ export const RANKING_POLICY = {
    * bm25 lets one rare term outweigh an entry that has them all; neighbours count because a
    * memory often answers what the one before it asked.
    */
-  coverage: { weight: 2, neighbourShare: 0.5, idf: 0 },
-
-  /**
-   * Pseudo-relevance feedback (RM3-style): the `terms` most distinctive words of the best
-   * `docs` keyword hits (weighted by their relative bm25 and by idf within the keyword
-   * candidates) are searched in one more FTS5 query, fused as the EXPANSION arm; an entry
-   * only that query found gets matchWeight × its relative bm25 there as its match strength.
-   */
-  prf: { docs: 3, terms: 0, minHits: 5, includeQuery: 1, matchWeight: 0.5, minDocs: 1 },
+  coverage: { weight: 2, neighbourShare: 0.5 },
 
   /**
    * Match strength: factor = bm25 relative to the best hit + neighbourSupport · the best

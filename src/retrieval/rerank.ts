@@ -71,21 +71,16 @@ export function coverageFactor(
   neighbourStems: readonly ReadonlySet<string>[],
   queryStems: readonly string[],
   policy: RankingPolicy = RANKING_POLICY,
-  termWeights?: ReadonlyMap<string, number>,
 ): number {
   if (queryStems.length === 0) return 1;
   let own = 0;
   let linked = 0;
-  let total = 0;
   for (const s of queryStems) {
-    const w = termWeights ? (termWeights.get(s) ?? 0) : 1;
-    total += w;
-    if (entryStems.has(s)) own += w;
-    else if (neighbourStems.some((n) => n.has(s))) linked += w;
+    if (entryStems.has(s)) own++;
+    else if (neighbourStems.some((n) => n.has(s))) linked++;
   }
-  if (total <= 0) return 1;
   const { weight, neighbourShare } = policy.coverage;
-  return 1 + weight * ((own + neighbourShare * linked) / total);
+  return 1 + weight * ((own + neighbourShare * linked) / queryStems.length);
 }
 
 /**
