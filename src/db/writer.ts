@@ -65,7 +65,7 @@ export class Writer {
     if (this.#closed) return Promise.reject(new Error('the workspace writer is closed'));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve, reject } as Job<unknown>);
-      if (!this.#running) this.#running = this.#drain();
+      if (!this.#running) this.#running = this.#drainSoon();
     });
   }
 
@@ -75,9 +75,16 @@ export class Writer {
     while (this.#running) await this.#running;
   }
 
-  async #drain(): Promise<void> {
+  /**
+   * libSQL runs statements synchronously, so a transaction started at once would run to
+   * its COMMIT before any other request is even read. Waiting one turn of the event loop
+   * lets the writes of requests that have already arrived join the same transaction, and
+   * the same after every commit.
+   */
+  async #drainSoon(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
         const batch = this.#queue.splice(0, this.#opts.maxBatch);
         await this.#commitBatch(batch);
       }
@@ -129,13 +136,12 @@ export class Writer {
   }
 
   async #append(db: Db, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {
-    const rows = await db.all<{ seq: number }>(sql`
+    const result = await db.run(sql`
       INSERT INTO events (type, at, entry_id, outcome, edge, data)
       VALUES (${draft.type}, ${at}, ${draft.entryId ?? null}, ${draft.outcome ?? null},
-              ${draft.edge ? JSON.stringify(draft.edge) : null}, ${draft.data ? JSON.stringify(draft.data) : null})
-      RETURNING seq`);
-    const seq = rows[0]?.seq;
-    if (seq === undefined) throw new Error('event insert returned no seq');
+              ${draft.edge ? JSON.stringify(draft.edge) : null}, ${draft.data ? JSON.stringify(draft.data) : null})`);
+    // seq is the rowid alias, so the new row's rowid is its seq.
+    const seq = Number(result.lastInsertRowid);
     const record: MemoryEventRecord = {
       workspace: this.#opts.workspace,
       seq,

@@ -104,27 +104,26 @@ async function insertEntry(
   entryTags: string[],
 ): Promise<EntryRow> {
   const { db, now } = scope;
-  const [entry] = await db
-    .insert(entries)
-    .values({
-      id: uuidv7(),
-      content: input.content,
-      contentHash: hash,
-      source: input.source ?? null,
-      kind: input.kind ?? 'SEMANTIC',
-      status: input.status ?? 'ACTIVE',
-      volatility: input.volatility ?? 'EVOLVING',
-      volatilitySource: input.volatility ? 'caller' : 'default',
-      importance: input.importance ?? 0.5,
-      claimTag: input.claimTag ?? 'UNKNOWN',
-      evidenceRef: input.evidenceRef ?? null,
-      recallCount: 0,
-      observedAt: input.observedAt ? input.observedAt.getTime() : null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!entry) throw new Error('entry insert returned no row');
+  const row: Omit<EntryRow, 'n'> = {
+    id: uuidv7(),
+    content: input.content,
+    contentHash: hash,
+    source: input.source ?? null,
+    kind: input.kind ?? 'SEMANTIC',
+    status: input.status ?? 'ACTIVE',
+    volatility: input.volatility ?? 'EVOLVING',
+    volatilitySource: input.volatility ? 'caller' : 'default',
+    importance: input.importance ?? 0.5,
+    claimTag: input.claimTag ?? 'UNKNOWN',
+    evidenceRef: input.evidenceRef ?? null,
+    recallCount: 0,
+    observedAt: input.observedAt ? input.observedAt.getTime() : null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  // The row is known in full; only its rowid comes back (no RETURNING round of decoding).
+  const inserted = await db.insert(entries).values(row).run();
+  const entry: EntryRow = { n: Number(inserted.lastInsertRowid), ...row };
   if (entryTags.length > 0) await db.insert(tags).values(entryTags.map((tag) => ({ entryId: entry.id, tag })));
   return entry;
 }
