@@ -79,7 +79,8 @@ export async function supersededAmong(db: Db, ids: readonly string[]): Promise<S
   const rows = await db
     .selectDistinct({ dst: edges.dst })
     .from(edges)
-    .where(and(eq(edges.type, 'SUPERSEDES'), inArray(edges.dst, [...ids])));
+    // Through the dst index: the type index would visit every SUPERSEDES edge of the workspace.
+    .where(and(sql`+${edges.type} = 'SUPERSEDES'`, inArray(edges.dst, [...ids])));
   return new Set(rows.map((r) => r.dst));
 }
 

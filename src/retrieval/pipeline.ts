@@ -129,10 +129,12 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
   const rows = await db
     .select({
       ...getTableColumns(e),
-      tagsJson: sql<string>`(SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = ${e.id})`,
+      // Correlated on e.id explicitly; `+s.type` makes SQLite find a SUPERSEDES edge through the
+      // dst index rather than scan every SUPERSEDES edge of the workspace for each entry.
+      tagsJson: sql<string>`(SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id)`,
       supersededBy: sql<
         string | null
-      >`(SELECT s.src FROM edges s WHERE s.dst = ${e.id} AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
+      >`(SELECT s.src FROM edges s WHERE s.dst = e.id AND +s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
     })
     .from(e)
     .where(and(inArray(e.id, [...ids]), prefilter));
