@@ -62,17 +62,6 @@ export async function edgesTouching(db: Db, ids: readonly string[]): Promise<Edg
     .orderBy(desc(edges.weight), asc(edges.createdAt));
 }
 
-/** Edges among a set of entries (both ends inside). */
-export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
-  if (ids.length === 0) return [];
-  const list = [...ids];
-  return db
-    .select()
-    .from(edges)
-    .where(and(inArray(edges.src, list), inArray(edges.dst, list)))
-    .orderBy(asc(edges.src), asc(edges.dst), asc(edges.type));
-}
-
 /** The ids among `ids` that a SUPERSEDES edge points at. */
 export async function supersededAmong(db: Db, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

@@ -180,6 +180,8 @@ export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRo
   return db
     .select()
     .from(edges)
-    .where(and(inArray(edges.src, [...ids]), inArray(edges.dst, [...ids])))
+    // Probe by src and filter dst in memory order (+): matching both through the unique
+    // (src, dst, type) index would probe every pair, n² lookups instead of n.
+    .where(and(inArray(edges.src, [...ids]), sql`+${edges.dst} IN ${[...ids]}`))
     .orderBy(desc(edges.weight), asc(edges.src), asc(edges.dst), asc(edges.type));
 }
