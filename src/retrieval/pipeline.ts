@@ -122,6 +122,23 @@ interface Scored {
  * Loads the candidates that pass the prefilter, with their tags and their successor, in one
  * statement.
  */
+const STEMS_CACHE_MAX = 20_000;
+const stemsCache = new Map<string, { hash: string; stems: Set<string> }>();
+
+/**
+ * An entry's stemmed words, remembered by content hash: the same candidates come back
+ * query after query, and tokenizing them was most of recall's own CPU time. Scores are
+ * still computed per request; only this pure function of the content is kept.
+ */
+function entryStems(entry: EntryRow): Set<string> {
+  const hit = stemsCache.get(entry.id);
+  if (hit && hit.hash === entry.contentHash) return hit.stems;
+  if (stemsCache.size >= STEMS_CACHE_MAX) stemsCache.clear();
+  const stems = contentStems(entry.content);
+  stemsCache.set(entry.id, { hash: entry.contentHash, stems });
+  return stems;
+}
+
 async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<Map<string, Hydrated>> {
   const out = new Map<string, Hydrated>();
   if (ids.length === 0) return out;
@@ -251,7 +268,7 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const best = -keyword[0]!.bm25;
   const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
-  const stemsById = new Map(fused.map((c) => [c.id, contentStems(rows.get(c.id)!.entry.content)]));
+  const stemsById = new Map(fused.map((c) => [c.id, entryStems(rows.get(c.id)!.entry)]));
   const queryStems = [...new Set(terms.map(lightStem))];
   const asOfMs = asOf.getTime();
 

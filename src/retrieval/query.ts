@@ -80,6 +80,21 @@ const SUFFIXES = [
  * @example lightStem('researching') // 'research'
  */
 export function lightStem(word: string): string {
+  let stem = stemCache.get(word);
+  if (stem === undefined) {
+    // Vocabularies are Zipfian: a small cache answers almost every lookup of a recall's
+    // candidates (thousands of words each time).
+    if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear();
+    stem = computeStem(word);
+    stemCache.set(word, stem);
+  }
+  return stem;
+}
+
+const STEM_CACHE_MAX = 50_000;
+const stemCache = new Map<string, string>();
+
+function computeStem(word: string): string {
   if (word.length <= 3 || /^\p{N}+$/u.test(word)) return word;
   for (const suffix of SUFFIXES) {
     if (word.endsWith(suffix) && word.length - suffix.length >= 3) {
