@@ -1,0 +1,761 @@
+/**
+ * Performance benchmark: measures the real server (a `node bin/mini-sphere.js serve` child
+ * process, so that its RSS is its own) on a seeded synthetic corpus, each measurement against
+ * a bare baseline run in the same run on the same database file:
+ *
+ *   a. recall (topK 8, hops 1) over HTTP        vs raw FTS5 bm25 MATCH on @libsql/client
+ *   b. capture throughput, 16 HTTP clients      vs durable single-row INSERT commits (one connection)
+ *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of walkGraph
+ *   d. subscription fan-out to 1,000 sockets    vs a bare `ws` server broadcasting the same bytes
+ *   e. server RSS; export and import time and peak memory
+ *
+ *   npm run bench                          # sizes 10k and 100k
+ *   npm run bench -- --size 1m             # one size (also --sizes 10k,100k,1m)
+ *   npm run bench -- --profile             # also CPU-profile the server (recall, capture, fan-out)
+ *   npm run bench -- --help                # every flag
+ *
+ * Results: a table on stdout, JSON in bench/results/perf-<timestamp>.json and perf-latest.json.
+ * The corpus databases are built once per size and seed and cached under --data-dir.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient } from '@libsql/client';
+import { contentHash } from '../src/memory/model.ts';
+import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
+import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
+import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
+import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
+import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
+import {
+  CLI,
+  type GqlClient,
+  gqlClient,
+  type LatencySummary,
+  pool,
+  procMemory,
+  REPO_ROOT,
+  type ServerChild,
+  sleep,
+  startServer,
+  summarize,
+  type TimedRun,
+  timedCommand,
+} from './perf/util.ts';
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --sizes LIST          corpus sizes, comma-separated (10k, 100k, 1m, or a number); default 10k,100k
+  --size S              one size (same as --sizes S)
+  --seed N              corpus and workload seed; default 1
+  --data-dir DIR        where cached corpus templates and run databases live; default $TMPDIR/mini-sphere-perf
+  --fresh               rebuild the corpus templates even when cached
+  --queries N           recall queries in the fixed mix; default 200
+  --graph-calls N       graphView calls; default 200
+  --captures N          captures in the throughput run; default 4000
+  --clients N           concurrent HTTP clients for captures; default 16
+  --subscribers N       WebSocket subscribers for fan-out; default 1000
+  --rounds N            fan-out rounds; default 20
+  --skip LIST           phases to skip: recall,graph,capture,fanout,export
+  --profile             CPU-profile the server (node --cpu-prof) during the recall mix, a capture run
+                        and the fan-out rounds, at the largest size; profiles in bench/results/profiles/
+  --help                this help
+`;
+
+const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
+const WORKSPACE = 'perf';
+
+const RECALL = `query Recall($q: String!) {
+  recall(query: $q, topK: 8, hops: 1) {
+    queryUsed candidates usedChars
+    hits { rank score snippet truncated arms hop entry { id kind tags freshness } }
+  }
+}`;
+const GRAPH_VIEW = `query Graph($id: ID!) {
+  graphView(seedIds: [$id], hops: 3) {
+    truncated
+    nodes { hop score entry { id kind } }
+    edges { src dst type weight }
+  }
+}`;
+const CAPTURE = `mutation Capture($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
+/** The fan-out subscription: what a dashboard listens to, with the entry the event is about. */
+const EVENTS_SUB = 'subscription { events { seq type outcome entryId entry { id kind content } } }';
+/** A lighter variant without the entry (no database read per subscriber), reported for diagnosis. */
+const EVENTS_SUB_LIGHT = 'subscription { events { seq type outcome entryId at } }';
+
+/** The raw keyword query a user would otherwise run. */
+const RAW_FTS = 'SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50';
+/** The walk of src/retrieval/graph.ts walkGraph, run bare: one seed, decay 0.6, fanout 8, ≤ 50 nodes (+1 probe). */
+const RAW_CTE = `
+    WITH RECURSIVE
+      seeds(id, score) AS (VALUES (?, 1.0)),
+      walk(id, hop, score, edge) AS (
+        SELECT id, 0, score, NULL FROM seeds
+        UNION ALL
+        SELECT CASE WHEN ed.src = w.id THEN ed.dst ELSE ed.src END, w.hop + 1, w.score * ? * ed.weight, ed.rowid
+        FROM walk w
+        JOIN edges ed ON ed.rowid IN (
+          SELECT x.r FROM (
+            SELECT rowid AS r, weight FROM edges WHERE src = w.id
+            UNION ALL
+            SELECT rowid AS r, weight FROM edges WHERE dst = w.id
+          ) x
+          ORDER BY x.weight DESC, x.r
+          LIMIT ?
+        )
+        WHERE w.hop < ?
+      ),
+      best AS (
+        SELECT id, hop, score, edge,
+          row_number() OVER (PARTITION BY id ORDER BY hop, score DESC, edge) AS pick
+        FROM walk
+      )
+    SELECT b.id AS id, b.hop AS hop, b.score AS score, ed.src AS src, ed.dst AS dst, ed.type AS type,
+      ed.weight AS weight, ed.provenance AS provenance, ed.metadata AS metadata,
+      ed.created_at AS created_at, ed.updated_at AS updated_at
+    FROM best b LEFT JOIN edges ed ON ed.rowid = b.edge
+    WHERE b.pick = 1
+    ORDER BY b.hop, b.score DESC, b.id
+    LIMIT ?`;
+
+// ---------------------------------------------------------------------------------------------
+
+const started = performance.now();
+const log = (line: string) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
+const ms = (t0: number) => performance.now() - t0;
+
+function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s.trim());
+  if (!m) throw new Error(`bad size ${JSON.stringify(s)} (use 10k, 100k, 1m or a number)`);
+  const mult = m[2]!.toLowerCase() === 'm' ? 1_000_000 : m[2]!.toLowerCase() === 'k' ? 1_000 : 1;
+  return Math.round(Number(m[1]) * mult);
+}
+const sizeLabel = (n: number) =>
+  n >= 1_000_000 && n % 1_000_000 === 0
+    ? `${n / 1_000_000}m`
+    : n >= 1_000 && n % 1_000 === 0
+      ? `${n / 1_000}k`
+      : `${n}`;
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string' },
+    size: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    'data-dir': { type: 'string', default: join(tmpdir(), 'mini-sphere-perf') },
+    fresh: { type: 'boolean', default: false },
+    queries: { type: 'string', default: '200' },
+    'graph-calls': { type: 'string', default: '200' },
+    captures: { type: 'string', default: '4000' },
+    clients: { type: 'string', default: '16' },
+    subscribers: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '20' },
+    skip: { type: 'string', default: '' },
+    profile: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+if (opts.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
+const seed = Number(opts.seed);
+const dataDir = opts['data-dir'];
+const skip = new Set(opts.skip.split(',').filter(Boolean));
+const N_QUERIES = Number(opts.queries);
+const N_GRAPH = Number(opts['graph-calls']);
+const N_CAPTURES = Number(opts.captures);
+const CLIENTS = Number(opts.clients);
+const N_SUBS = Number(opts.subscribers);
+const ROUNDS = Number(opts.rounds);
+
+// ---------------------------------------------------------------------------------------------
+// Result shapes
+
+interface Comparison {
+  ours: LatencySummary;
+  raw: LatencySummary;
+}
+interface SizeResult {
+  size: number;
+  label: string;
+  load: LoadReport;
+  rss: Record<string, number>;
+  /** `{ __typename }` over HTTP: the request floor. */
+  floor?: LatencySummary;
+  recall?: Comparison & { avgHits: number; avgRawRows: number; avgCandidates: number };
+  graphView?: Comparison & { avgNodes: number; avgRawRows: number; truncatedShare: number };
+  capture?: {
+    ours: {
+      ops: number;
+      seconds: number;
+      opsPerSec: number;
+      latency: LatencySummary;
+      outcomes: Record<string, number>;
+    };
+    raw: {
+      ops: number;
+      seconds: number;
+      opsPerSec: number;
+      latency: LatencySummary;
+      synchronous: number;
+      journal: string;
+    };
+  };
+  fanout?: {
+    subscribers: number;
+    payloadBytes: number;
+    ours: LatencySummary;
+    oursCaptureLatency: LatencySummary;
+    light: { payloadBytes: number; latency: LatencySummary };
+    bare: LatencySummary;
+  };
+  exportImport?: {
+    entries: number;
+    export: Omit<TimedRun, 'stdout' | 'stderr'>;
+    import: Omit<TimedRun, 'stdout' | 'stderr'>;
+  };
+  profiles?: { recall: ProfileSummary; capture: ProfileSummary; fanout: ProfileSummary };
+}
+
+interface TargetRow {
+  size: string;
+  target: string;
+  value: number;
+  limit: string;
+  pass: boolean;
+  binding: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient>, size: number) {
+  const queries = makeQueries(N_QUERIES, seed);
+  const warm = makeQueries(40, seed + 1000);
+  const match = (q: string) => buildMatchExpression(extractTerms(q).terms)!;
+  for (const q of warm) {
+    await api.request(RECALL, { q });
+    await raw.execute({ sql: RAW_FTS, args: [match(q)] });
+  }
+  const ours: number[] = [];
+  let hits = 0;
+  let candidates = 0;
+  for (const q of queries) {
+    const t0 = performance.now();
+    const r = await api.request<{ recall: { hits: unknown[]; candidates: number } }>(RECALL, { q });
+    ours.push(ms(t0));
+    hits += r.recall.hits.length;
+    candidates += r.recall.candidates;
+  }
+  const rawMs: number[] = [];
+  let rawRows = 0;
+  for (const q of queries) {
+    const t0 = performance.now();
+    const r = await raw.execute({ sql: RAW_FTS, args: [match(q)] });
+    rawMs.push(ms(t0));
+    rawRows += r.rows.length;
+  }
+  log(
+    `  recall ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms`,
+  );
+  return {
+    ours: summarize(ours),
+    raw: summarize(rawMs),
+    avgHits: hits / queries.length,
+    avgRawRows: rawRows / queries.length,
+    avgCandidates: candidates / queries.length,
+  };
+}
+
+/** The fixed cost of one GraphQL request over HTTP (`{ __typename }`): a floor under every ratio above. */
+async function measureFloor(api: GqlClient) {
+  for (let i = 0; i < 50; i++) await api.request('{ __typename }');
+  const samples: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    await api.request('{ __typename }');
+    samples.push(ms(t0));
+  }
+  return summarize(samples);
+}
+
+async function pickSeeds(raw: ReturnType<typeof createClient>, size: number, count: number, salt: number) {
+  const rng = new Rng(seed * 13 + salt);
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = await raw.execute({ sql: 'SELECT id FROM entries WHERE n = ?', args: [rng.int(1, size)] });
+    out.push(String(r.rows[0]![0]));
+  }
+  return out;
+}
+
+async function measureGraph(api: GqlClient, raw: ReturnType<typeof createClient>, size: number) {
+  const seeds = await pickSeeds(raw, size, N_GRAPH, 1);
+  const warm = await pickSeeds(raw, size, 20, 2);
+  const rawArgs = (id: string) => [id, 0.6, 8, 3, 51];
+  for (const id of warm) {
+    await api.request(GRAPH_VIEW, { id });
+    await raw.execute({ sql: RAW_CTE, args: rawArgs(id) });
+  }
+  const ours: number[] = [];
+  let nodes = 0;
+  let truncated = 0;
+  for (const id of seeds) {
+    const t0 = performance.now();
+    const r = await api.request<{ graphView: { nodes: unknown[]; truncated: boolean } }>(GRAPH_VIEW, { id });
+    ours.push(ms(t0));
+    nodes += r.graphView.nodes.length;
+    if (r.graphView.truncated) truncated++;
+  }
+  const rawMs: number[] = [];
+  let rawRows = 0;
+  for (const id of seeds) {
+    const t0 = performance.now();
+    const r = await raw.execute({ sql: RAW_CTE, args: rawArgs(id) });
+    rawMs.push(ms(t0));
+    rawRows += r.rows.length;
+  }
+  log(
+    `  graphView ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms`,
+  );
+  return {
+    ours: summarize(ours),
+    raw: summarize(rawMs),
+    avgNodes: nodes / seeds.length,
+    avgRawRows: rawRows / seeds.length,
+    truncatedShare: truncated / seeds.length,
+  };
+}
+
+const captureInput = (c: CaptureSpec) => ({
+  content: c.content,
+  tags: c.tags,
+  kind: c.kind,
+  volatility: c.volatility,
+  importance: c.importance,
+  observedAt: c.observedAt,
+});
+
+async function runCaptures(api: GqlClient, captures: readonly CaptureSpec[], clients: number) {
+  const latency: number[] = [];
+  const outcomes: Record<string, number> = {};
+  const t0 = performance.now();
+  await pool(captures, clients, async (c) => {
+    const t = performance.now();
+    const r = await api.request<{ capture: { outcome: string } }>(CAPTURE, { input: captureInput(c) });
+    latency.push(ms(t));
+    outcomes[r.capture.outcome] = (outcomes[r.capture.outcome] ?? 0) + 1;
+  });
+  const seconds = ms(t0) / 1000;
+  return { ops: captures.length, seconds, opsPerSec: captures.length / seconds, latency: summarize(latency), outcomes };
+}
+
+async function measureCapture(api: GqlClient, template: string, runDir: string, size: number) {
+  const all = makeCaptures(N_CAPTURES + 100, seed, `capture-${size}`);
+  const warm = all.slice(0, 100);
+  const timed = all.slice(100);
+  await runCaptures(api, warm, CLIENTS);
+  const ours = await runCaptures(api, timed, CLIENTS);
+
+  // Baseline: the same rows as single-row autocommit INSERTs (FTS trigger included) on a copy of
+  // the same database, one connection, WAL, synchronous FULL.
+  const rawDir = join(runDir, 'raw');
+  const file = copyTemplate(template, rawDir, 'capture-raw');
+  const raw = createClient({ url: `file:${file}`, intMode: 'number' });
+  await raw.execute('PRAGMA journal_mode = WAL');
+  await raw.execute('PRAGMA synchronous = FULL');
+  const synchronous = Number((await raw.execute('PRAGMA synchronous')).rows[0]![0]);
+  const journal = String((await raw.execute('PRAGMA journal_mode')).rows[0]![0]);
+  const rng = new Rng(seed + 99);
+  const insert = (c: CaptureSpec) => {
+    const now = Date.now();
+    return {
+      sql:
+        'INSERT INTO entries (id, content, content_hash, source, kind, status, volatility, volatility_source, ' +
+        'importance, claim_tag, evidence_ref, recall_count, observed_at, created_at, updated_at) ' +
+        'VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)',
+      args: [
+        makeId(now, rng),
+        c.content,
+        contentHash(c.content),
+        c.kind,
+        'ACTIVE',
+        c.volatility,
+        'caller',
+        c.importance,
+        'UNKNOWN',
+        Date.parse(c.observedAt),
+        now,
+        now,
+      ],
+    };
+  };
+  for (const c of warm) await raw.execute(insert(c));
+  const rawLatency: number[] = [];
+  const t0 = performance.now();
+  for (const c of timed) {
+    const t = performance.now();
+    await raw.execute(insert(c));
+    rawLatency.push(ms(t));
+  }
+  const seconds = ms(t0) / 1000;
+  raw.close();
+  rmSync(rawDir, { recursive: true, force: true });
+  const rawResult = {
+    ops: timed.length,
+    seconds,
+    opsPerSec: timed.length / seconds,
+    latency: summarize(rawLatency),
+    synchronous,
+    journal,
+  };
+  log(
+    `  capture ${sizeLabel(size)}: ours ${ours.opsPerSec.toFixed(0)} ops/s, raw ${rawResult.opsPerSec.toFixed(0)} ops/s`,
+  );
+  return { ours, raw: rawResult };
+}
+
+/** Times `rounds` deliveries to every subscriber: from `trigger()` to the last receipt. */
+async function fanoutRounds(
+  subs: Subscribers,
+  rounds: number,
+  trigger: () => Promise<unknown> | undefined,
+): Promise<{ latency: number[]; triggerMs: number[] }> {
+  // One warm-up delivery also proves every subscription is live.
+  const base = subs.count.reduce((m, c) => Math.max(m, c), 0);
+  await trigger();
+  await subs.waitAll(base + 1, 30_000);
+  const latency: number[] = [];
+  const triggerMs: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    await sleep(100);
+    const t0 = performance.now();
+    const done = subs.waitAll(base + 2 + r, 30_000);
+    await trigger();
+    triggerMs.push(ms(t0));
+    await done;
+    latency.push(subs.last.reduce((m, t) => Math.max(m, t), 0) - t0);
+  }
+  return { latency, triggerMs };
+}
+
+async function measureFanout(api: GqlClient, server: ServerChild, size: number) {
+  const captures = makeCaptures(2 * (ROUNDS + 1), seed, `fanout-${size}`);
+  let next = 0;
+  const capture = () => api.request(CAPTURE, { input: captureInput(captures[next++]!) });
+
+  const subs = await openGraphqlSubscribers(server.url, WORKSPACE, N_SUBS, EVENTS_SUB);
+  const ours = await fanoutRounds(subs, ROUNDS, capture);
+  const payloadBytes = subs.lastBytes;
+  await subs.close();
+
+  const light = await openGraphqlSubscribers(server.url, WORKSPACE, N_SUBS, EVENTS_SUB_LIGHT);
+  const oursLight = await fanoutRounds(light, ROUNDS, capture);
+  const lightBytes = light.lastBytes;
+  await light.close();
+
+  const bare = await startBareServer();
+  const bareSubs = await openBareSubscribers(bare.port, N_SUBS);
+  const bareRun = await fanoutRounds(bareSubs, ROUNDS, async () => bare.broadcast(payloadBytes));
+  await bareSubs.close();
+  await bare.stop();
+  const result = {
+    subscribers: N_SUBS,
+    payloadBytes,
+    ours: summarize(ours.latency),
+    oursCaptureLatency: summarize(ours.triggerMs),
+    light: { payloadBytes: lightBytes, latency: summarize(oursLight.latency) },
+    bare: summarize(bareRun.latency),
+  };
+  log(
+    `  fan-out ${sizeLabel(size)}: ours p99 ${result.ours.p99.toFixed(1)} ms, bare p99 ${result.bare.p99.toFixed(1)} ms`,
+  );
+  return result;
+}
+
+async function measureExportImport(runDir: string, size: number) {
+  const file = join(runDir, 'export.jsonl');
+  const env = { SPHERE_DATA_DIR: runDir };
+  const exp = await timedCommand([CLI, 'export', '--workspace', WORKSPACE, '--out', file, '--force'], env);
+  if (exp.code !== 0) throw new Error(`export failed (${exp.code}): ${exp.stderr.slice(-2000)}`);
+  const imp = await timedCommand([CLI, 'import', '--workspace', `${WORKSPACE}-import`, file, '--json'], env);
+  if (imp.code !== 0) throw new Error(`import failed (${imp.code}): ${imp.stderr.slice(-2000)}`);
+  const report = JSON.parse(imp.stdout.trim().split('\n').pop()!) as { entries: { imported: number } };
+  rmSync(file, { force: true });
+  const strip = ({ stdout: _o, stderr: _e, ...rest }: TimedRun) => rest;
+  log(
+    `  export/import ${sizeLabel(size)}: export ${exp.seconds.toFixed(1)} s / ${exp.peakRssMb.toFixed(0)} MB, ` +
+      `import ${imp.seconds.toFixed(1)} s / ${imp.peakRssMb.toFixed(0)} MB (${report.entries.imported} entries)`,
+  );
+  return { entries: report.entries.imported, export: strip(exp), import: strip(imp) };
+}
+
+async function profileServer(runDir: string, size: number, stamp: string) {
+  const dir = join(RESULTS_DIR, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const label = sizeLabel(size);
+  const run = async (name: string, work: (api: GqlClient, server: ServerChild) => Promise<void>) => {
+    // One directory per run: node writes one profile per thread (tsx's loader hooks run in a
+    // worker), and the main thread's is the one with `.0.` as its thread id.
+    const profDir = join(dir, `${name}-${label}-${stamp}`);
+    mkdirSync(profDir, { recursive: true });
+    const spawnedAt = performance.now();
+    const server = await startServer({
+      dataDir: runDir,
+      logFile: join(runDir, `server-${name}.log`),
+      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+    });
+    const api = gqlClient(server.url, WORKSPACE);
+    // The summary covers the workload only, not start-up (module loading) or shutdown.
+    let window = { fromMs: 0, toMs: 0 };
+    try {
+      await api.request('{ count }');
+      const from = ms(spawnedAt);
+      await work(api, server);
+      window = { fromMs: from, toMs: ms(spawnedAt) };
+    } finally {
+      api.close();
+      await server.stop();
+    }
+    const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+    const main = files.find((f) => f.split('.')[4] === '0') ?? files[0];
+    if (!main) throw new Error(`no CPU profile written in ${profDir}`);
+    return summarizeProfile(join(profDir, main), 25, window);
+  };
+  log(`  profiling recall ${label}`);
+  const recall = await run('recall', async (api) => {
+    for (const q of makeQueries(N_QUERIES, seed)) await api.request(RECALL, { q });
+  });
+  log(`  profiling capture ${label}`);
+  const capture = await run('capture', async (api) => {
+    await runCaptures(api, makeCaptures(N_CAPTURES, seed, `profile-${size}`), CLIENTS);
+  });
+  log(`  profiling fan-out ${label}`);
+  const fanout = await run('fanout', async (api, server) => {
+    const captures = makeCaptures(ROUNDS + 1, seed, `profile-fanout-${size}`);
+    let next = 0;
+    const subs = await openGraphqlSubscribers(server.url, WORKSPACE, N_SUBS, EVENTS_SUB);
+    await fanoutRounds(subs, ROUNDS, () => api.request(CAPTURE, { input: captureInput(captures[next++]!) }));
+    await subs.close();
+  });
+  return { recall, capture, fanout };
+}
+
+async function runSize(size: number, profile: boolean, stamp: string): Promise<SizeResult> {
+  const label = sizeLabel(size);
+  log(`== ${label} entries`);
+  const load = await buildTemplate(join(dataDir, 'templates'), size, seed, (l) => log(l), opts.fresh);
+  log(
+    `  corpus ${load.cached ? 'cached' : 'built'}: ${load.entries} entries, ${load.edges} edges, ${load.tags} tags, ` +
+      `${(load.bytes / 2 ** 20).toFixed(0)} MiB${load.cached ? '' : ` in ${load.seconds.toFixed(1)} s`}`,
+  );
+  const runDir = join(dataDir, `run-${label}`);
+  rmSync(runDir, { recursive: true, force: true });
+  copyTemplate(load.file, runDir, WORKSPACE);
+  const result: SizeResult = { size, label, load, rss: {} };
+
+  const server = await startServer({ dataDir: runDir, logFile: join(runDir, 'server.log') });
+  const api = gqlClient(server.url, WORKSPACE);
+  const raw = createClient({ url: `file:${join(runDir, `${WORKSPACE}.db`)}`, intMode: 'number' });
+  try {
+    await api.request('{ count }');
+    await sleep(300);
+    result.rss.afterLoadMb = procMemory(server.pid).rssMb;
+    result.floor = await measureFloor(api);
+    if (!skip.has('recall')) result.recall = await measureRecall(api, raw, size);
+    if (!skip.has('graph')) result.graphView = await measureGraph(api, raw, size);
+    result.rss.afterQueriesMb = procMemory(server.pid).rssMb;
+    if (!skip.has('capture')) result.capture = await measureCapture(api, load.file, runDir, size);
+    result.rss.afterCapturesMb = procMemory(server.pid).rssMb;
+    if (!skip.has('fanout')) {
+      result.fanout = await measureFanout(api, server, size);
+      result.rss.afterFanoutMb = procMemory(server.pid).rssMb;
+    }
+    result.rss.peakMb = procMemory(server.pid).hwmMb;
+  } finally {
+    raw.close();
+    api.close();
+    await server.stop();
+  }
+  if (!skip.has('export')) result.exportImport = await measureExportImport(runDir, size);
+  if (profile) result.profiles = await profileServer(runDir, size, stamp);
+  rmSync(runDir, { recursive: true, force: true });
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const TARGET_SIZE = 100_000;
+
+function targetsFor(r: SizeResult): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const binding = r.size >= TARGET_SIZE;
+  const add = (target: string, value: number, limit: string, pass: boolean) =>
+    rows.push({ size: r.label, target, value, limit, pass, binding });
+  if (r.recall) {
+    const p50 = r.recall.ours.p50 / r.recall.raw.p50;
+    const p95 = r.recall.ours.p95 / r.recall.raw.p95;
+    add('recall p50 ours/raw', p50, '≤ 2.0×', p50 <= 2.0);
+    add('recall p95 ours/raw', p95, '≤ 2.0×', p95 <= 2.0);
+  }
+  if (r.capture) {
+    const x = r.capture.ours.opsPerSec / r.capture.raw.opsPerSec;
+    add('capture ops/s ours/raw', x, '≥ 1.0×', x >= 1.0);
+  }
+  if (r.graphView) {
+    const p50 = r.graphView.ours.p50 / r.graphView.raw.p50;
+    const p95 = r.graphView.ours.p95 / r.graphView.raw.p95;
+    add('graphView p50 ours/raw', p50, '≤ 1.5×', p50 <= 1.5);
+    add('graphView p95 ours/raw', p95, '≤ 1.5×', p95 <= 1.5);
+  }
+  if (r.fanout) {
+    const x = r.fanout.ours.p99 / r.fanout.bare.p99;
+    add('fan-out p99 ours/bare', x, '≤ 3.0×', x <= 3.0);
+  }
+  const rss = Math.max(r.rss.afterLoadMb ?? 0, r.rss.afterQueriesMb ?? 0);
+  add('server RSS after load+queries (MB)', rss, '≤ 256', rss <= 256);
+  return rows;
+}
+
+const f = (v: number, d = 2) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+
+function table(results: SizeResult[]): string {
+  const head = ['size', 'measure', 'ours', 'baseline', 'ratio'];
+  const rows: string[][] = [];
+  for (const r of results) {
+    const s = r.label;
+    if (r.floor)
+      rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
+    if (r.recall) {
+      const { ours, raw } = r.recall;
+      rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`]);
+      rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    }
+    if (r.capture) {
+      const { ours, raw } = r.capture;
+      rows.push([
+        s,
+        'capture (ops/s, 16 clients)',
+        f(ours.opsPerSec, 0),
+        f(raw.opsPerSec, 0),
+        `${f(ours.opsPerSec / raw.opsPerSec)}×`,
+      ]);
+      rows.push([
+        s,
+        'capture latency p50/p95 (ms)',
+        `${f(ours.latency.p50, 1)}/${f(ours.latency.p95, 1)}`,
+        `${f(raw.latency.p50, 1)}/${f(raw.latency.p95, 1)}`,
+        '',
+      ]);
+    }
+    if (r.graphView) {
+      const { ours, raw } = r.graphView;
+      rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`]);
+      rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    }
+    if (r.fanout) {
+      const { ours, bare, light } = r.fanout;
+      rows.push([
+        s,
+        `fan-out ×${r.fanout.subscribers} p50 (ms)`,
+        f(ours.p50, 1),
+        f(bare.p50, 1),
+        `${f(ours.p50 / bare.p50)}×`,
+      ]);
+      rows.push([
+        s,
+        `fan-out ×${r.fanout.subscribers} p99 (ms)`,
+        f(ours.p99, 1),
+        f(bare.p99, 1),
+        `${f(ours.p99 / bare.p99)}×`,
+      ]);
+      rows.push([
+        s,
+        'fan-out, no entry field p50/p99 (ms)',
+        `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
+        '',
+        `${f(light.latency.p99 / bare.p99)}× (p99)`,
+      ]);
+    }
+    rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
+    rows.push([s, 'server RSS after query mix (MB)', f(r.rss.afterQueriesMb ?? Number.NaN, 0), '', '']);
+    if (r.rss.afterFanoutMb !== undefined)
+      rows.push([s, 'server RSS after captures+fan-out (MB)', f(r.rss.afterFanoutMb, 0), '', '']);
+    rows.push([s, 'server peak RSS, VmHWM (MB)', f(r.rss.peakMb ?? Number.NaN, 0), '', '']);
+    if (r.exportImport) {
+      const { export: e, import: i } = r.exportImport;
+      rows.push([
+        s,
+        `export ${r.exportImport.entries} entries (s / peak MB)`,
+        `${f(e.seconds, 1)} / ${f(e.peakRssMb, 0)}`,
+        '',
+        '',
+      ]);
+      rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
+    }
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const stamp = new Date().toISOString().replaceAll(':', '-').replace('.', '-');
+mkdirSync(RESULTS_DIR, { recursive: true });
+mkdirSync(dataDir, { recursive: true });
+log(`sizes ${sizes.map(sizeLabel).join(', ')}; seed ${seed}; data ${dataDir}`);
+const results: SizeResult[] = [];
+const largest = Math.max(...sizes);
+for (const size of sizes) results.push(await runSize(size, opts.profile && size === largest, stamp));
+
+const targets = results.flatMap(targetsFor);
+const wallSeconds = (performance.now() - started) / 1000;
+const out = {
+  kind: 'mini-sphere-perf',
+  startedAt: new Date(Date.now() - wallSeconds * 1000).toISOString(),
+  wallSeconds,
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGb: totalmem() / 2 ** 30, node: process.version },
+  options: {
+    sizes,
+    seed,
+    queries: N_QUERIES,
+    graphCalls: N_GRAPH,
+    captures: N_CAPTURES,
+    clients: CLIENTS,
+    subscribers: N_SUBS,
+    rounds: ROUNDS,
+  },
+  results,
+  targets,
+};
+const json = JSON.stringify(out, null, 2);
+writeFileSync(join(RESULTS_DIR, `perf-${stamp}.json`), json);
+writeFileSync(join(RESULTS_DIR, 'perf-latest.json'), json);
+
+console.log(`\nMini-Sphere performance (${out.machine.cpus} cores, node ${process.version}, seed ${seed})\n`);
+console.log(table(results));
+console.log('\nTargets (binding at 100k and above):');
+for (const t of targets) {
+  const value = t.target.includes('MB') ? `${f(t.value, 0)} MB` : `${f(t.value)}×`;
+  console.log(
+    `  ${t.pass ? 'PASS' : 'MISS'}  ${t.size.padEnd(5)} ${t.target.padEnd(36)} ${value.padStart(9)}  (target ${t.limit})${t.binding ? '' : '  [informative]'}`,
+  );
+}
+for (const r of results) {
+  if (!r.profiles) continue;
+  console.log(`\n${formatProfile(r.profiles.recall, `CPU profile, recall mix, ${r.label}`)}`);
+  console.log(`\n${formatProfile(r.profiles.capture, `CPU profile, capture run, ${r.label}`)}`);
+  console.log(
+    `\n${formatProfile(r.profiles.fanout, `CPU profile, fan-out rounds (subscription with entry), ${r.label}`)}`,
+  );
+}
+console.log(`\nwall time ${wallSeconds.toFixed(0)} s; JSON: bench/results/perf-${stamp}.json (and perf-latest.json)`);
