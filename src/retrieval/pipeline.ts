@@ -122,7 +122,8 @@ interface Scored {
  * Loads the candidates that pass the prefilter, with their tags and their successor, in one
  * statement.
  */
-const STEMS_CACHE_MAX = 20_000;
+// A recall touches ~150 candidates; this keeps the recent ones (a few MB) without growing RSS.
+const STEMS_CACHE_MAX = 2_000;
 const stemsCache = new Map<string, { hash: string; stems: Set<string> }>();
 
 /**

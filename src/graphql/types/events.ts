@@ -1,3 +1,4 @@
+import type { Db } from '../../db/client.ts';
 import { readEventLog } from '../../events/log.ts';
 import { workspaceEvents } from '../../events/stream.ts';
 import type { MemoryEventRecord } from '../../events/types.ts';
@@ -6,7 +7,7 @@ import { checkRange, type EntryKind, LIMITS, type MemoryEventType, normalizeTag 
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { readDb } from '../guards.ts';
-import { createLoaders } from '../loaders.ts';
+import { createLoaders, type Loaders } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
 import { CaptureOutcomeEnum, EdgeTypeEnum, EntryKindEnum, MemoryEventTypeEnum } from './enums.ts';
@@ -71,9 +72,23 @@ builder.queryFields((t) => ({
 }));
 
 /**
- * A subscription's events, filtered. Each event is resolved with fresh loaders, so an
- * entry shows as it is when its event is delivered, not as an earlier event cached it.
+ * Loaders per delivered event. Every subscriber of a workspace receives the same event
+ * object, so a thousand subscribers selecting `entry { … }` cost one query, not a
+ * thousand; each event still gets fresh loaders, so an entry shows as it is when its
+ * event goes out, not as an earlier event cached it.
  */
+const eventLoaders = new WeakMap<MemoryEventRecord, Loaders>();
+
+function loadersFor(event: MemoryEventRecord, db: Db): Loaders {
+  let loaders = eventLoaders.get(event);
+  if (!loaders) {
+    loaders = createLoaders(db);
+    eventLoaders.set(event, loaders);
+  }
+  return loaders;
+}
+
+/** A subscription's events, filtered, each resolved with its event's shared loaders. */
 function subscribeEvents(
   ctx: Context,
   sinceSeq: number | null,
@@ -86,7 +101,7 @@ function subscribeEvents(
     async *[Symbol.asyncIterator]() {
       try {
         for await (const event of source) {
-          ctx.loaders = createLoaders(db);
+          ctx.loaders = loadersFor(event, db);
           if (await accept(event)) yield event;
         }
       } finally {
