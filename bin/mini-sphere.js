@@ -1,6 +1,33 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI directly (no build step): tsx compiles on load.
-import { register } from 'tsx/esm/api';
+// Starts the CLI from the prebuilt bundle when it is newer than every source file, and
+// otherwise compiles the TypeScript on load with tsx (no build step needed either way).
+import { readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../src/cli.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bundle = `${root}dist/server/cli.js`;
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  try {
+    return statSync(bundle).mtimeMs >= newestSource(`${root}src`);
+  } catch {
+    return false;
+  }
+}
+
+if (process.env.SPHERE_NO_BUNDLE !== '1' && bundleIsFresh()) {
+  await import(bundle);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli.ts');
+}

@@ -62,9 +62,12 @@ builder.queryFields((t) => ({
       const hops = checkRange(args.hops ?? 1, LIMITS.hops, 'hops');
       const seeds = [...new Set(args.seedIds.map(String))];
       if (seeds.length > LIMITS.graphSeedsMax) throw badInput(`at most ${LIMITS.graphSeedsMax} seed ids`, 'seedIds');
-      const found = new Set((await entriesByIds(db, seeds)).map((e) => e.id));
+      const seedRows = await entriesByIds(db, seeds);
+      const found = new Set(seedRows.map((e) => e.id));
       const missing = seeds.find((id) => !found.has(id));
       if (missing !== undefined) throw notFound(missing);
+      // The seeds are nodes too: their rows answer GraphNode.entry without another query.
+      for (const row of seedRows) ctx.loaders.entry.prime(row.id, row);
       const walk = await walkGraph(db, seeds, hops, {
         fanout: LIMITS.graphFanout,
         nodeCap: LIMITS.graphNodeCap,
