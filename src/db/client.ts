@@ -64,7 +64,26 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
 
 /** Applies the committed drizzle migrations (idempotent). */
 export async function migrateDb(db: RootDb): Promise<void> {
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await migrateConcurrently(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
+}
+
+/**
+ * Runs a migration that another process may be running on the same database at the same
+ * moment (two instances starting on one data directory, a CLI command beside a server).
+ * The loser of that race fails ("already exists", busy); by the time it retries, the
+ * winner has committed and there is nothing left to apply.
+ */
+export async function migrateConcurrently(run: () => Promise<void>, attempts = 5): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run();
+      return;
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error);
+      if (attempt >= attempts || !/already exists|SQLITE_BUSY|database is locked/i.test(message)) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+    }
+  }
 }
 
 /** Receives every SQL statement drizzle runs (tests pin statement counts with it). */

@@ -5,7 +5,7 @@ import type { Client } from '@libsql/client';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { openClient, WORKSPACE_ID } from '../db/client.ts';
+import { migrateConcurrently, openClient, WORKSPACE_ID } from '../db/client.ts';
 import { auditLog, controlSchema, tokens, workspaces } from '../db/control-schema.ts';
 import type { Access } from './access.ts';
 
@@ -70,7 +70,7 @@ export class ControlStore {
     const url = loc.controlDbUrl ?? `file:${join(loc.dataDir, '_control.db')}`;
     const client = await openClient({ url, authToken: loc.dbAuthToken ?? undefined, local: url.startsWith('file:') });
     const store = new ControlStore(client, clock);
-    await migrate(store.#db, { migrationsFolder: CONTROL_MIGRATIONS });
+    await migrateConcurrently(() => migrate(store.#db, { migrationsFolder: CONTROL_MIGRATIONS }));
     return store;
   }
 
