@@ -171,7 +171,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       control().then((c) => c.tokensExist()),
       ...open.map((ws) => ws.client.execute('SELECT 1')),
     ]);
-    const failed = checks.filter((c) => c.status === 'rejected').length;
+    // A workspace whose database could not be opened lately counts as failing too.
+    const failed = checks.filter((c) => c.status === 'rejected').length + registry.recentFailures().length;
     res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
   };

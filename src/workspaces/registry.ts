@@ -39,6 +39,8 @@ export interface RegistryOptions {
 export class WorkspaceRegistry {
   readonly #opts: RegistryOptions;
   readonly #open = new Map<string, Promise<Workspace>>();
+  /** Workspaces whose database failed to open, and when: /health reports them for a while. */
+  readonly #failures = new Map<string, number>();
   #closed = false;
 
   constructor(opts: RegistryOptions) {
@@ -56,10 +58,22 @@ export class WorkspaceRegistry {
     if (!ws) {
       ws = this.#openWorkspace(id);
       // A failed open is not cached: the next request tries again (disk back, remote reachable).
-      ws.catch(() => this.#open.delete(id));
+      ws.then(
+        () => this.#failures.delete(id),
+        () => {
+          this.#open.delete(id);
+          this.#failures.set(id, Date.now());
+        },
+      );
       this.#open.set(id, ws);
     }
     return ws;
+  }
+
+  /** Workspaces whose database failed to open within the last `withinMs`. */
+  recentFailures(withinMs = 60_000): string[] {
+    const since = Date.now() - withinMs;
+    return [...this.#failures].filter(([, at]) => at >= since).map(([id]) => id);
   }
 
   /** The workspaces opened so far. */

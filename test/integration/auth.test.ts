@@ -223,6 +223,18 @@ describe('tokens and workspaces', () => {
 });
 
 describe('modes', () => {
+  it('turns introspection off once tokens exist, and on in open mode', async () => {
+    const introspect = '{ __schema { queryType { name } } }';
+    const denied = await as('a', introspect);
+    expect(denied.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const open = await startTestServer();
+    try {
+      expect((await open.gql(introspect)).data?.__schema.queryType.name).toBe('Query');
+    } finally {
+      await open.stop();
+    }
+  });
+
   it('refuses to start on a non-loopback address without tokens, and says why', async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const dataDir = await mkdtemp('/tmp/mini-sphere-mode-');

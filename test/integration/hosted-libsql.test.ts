@@ -50,6 +50,10 @@ describe('hosted libSQL per workspace', () => {
         expect(res.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
         expect(res.errors?.[0]?.message).toMatch(/workspace remote cannot be opened/);
       }
+      // /health says so too, so a load balancer can take the instance out.
+      const health = await fetch(`${t.origin}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ status: 'unavailable' });
     } finally {
       await t.stop();
     }

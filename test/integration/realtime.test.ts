@@ -170,3 +170,32 @@ describe('subscriptions over graphql-ws', () => {
     await client.dispose();
   });
 });
+
+describe('subscriptions over server-sent events', () => {
+  it('streams events to an SSE client too', async () => {
+    const workspace = 'rt-sse';
+    const controller = new AbortController();
+    const res = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-workspace': workspace },
+      body: JSON.stringify({ query: 'subscription { events(sinceSeq: 0) { seq type entry { content } } }' }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    await capture(workspace, 'sent over server-sent events');
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('sent over server-sent events')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { data?: { events: { seq: number; type: string } } });
+    expect(data.find((d) => d.data)?.data?.events).toMatchObject({ seq: 1, type: 'CAPTURED' });
+  });
+});
