@@ -177,11 +177,11 @@ async function leftOutByFanout(db: Db, seeds: string[], hops: number, returned: 
  */
 export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
   if (ids.length < 2) return [];
+  // Probe by src and filter dst without its index (+): matching both through the unique
+  // (src, dst, type) index would probe every pair, n² lookups instead of n.
   return db
     .select()
     .from(edges)
-    // Probe by src and filter dst in memory order (+): matching both through the unique
-    // (src, dst, type) index would probe every pair, n² lookups instead of n.
     .where(and(inArray(edges.src, [...ids]), sql`+${edges.dst} IN ${[...ids]}`))
     .orderBy(desc(edges.weight), asc(edges.src), asc(edges.dst), asc(edges.type));
 }

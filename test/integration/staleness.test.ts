@@ -22,7 +22,9 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-staleness-'));
-  server = buildServer(loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent' }), { clock: () => now });
+  server = buildServer(loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent' }), {
+    clock: () => now,
+  });
   ({ url } = await server.start());
 });
 afterAll(async () => {
