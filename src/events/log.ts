@@ -1,7 +1,7 @@
 import { asc, gt, max } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { type EventRow, events } from '../db/schema.ts';
-import type { CaptureOutcome, MemoryEventType } from '../memory/model.ts';
+import type { CaptureOutcome, MemoryEventType } from '../memory/enums.ts';
 import type { EdgeSnapshot, MemoryEventRecord } from './types.ts';
 
 export function toEventRecord(workspace: string, row: EventRow): MemoryEventRecord {

@@ -1,4 +1,4 @@
-import type { CaptureOutcome, EdgeType, MemoryEventType, Provenance } from '../memory/model.ts';
+import type { CaptureOutcome, EdgeType, MemoryEventType, Provenance } from '../memory/enums.ts';
 
 /** An edge as it was when the event happened (the edge may be gone since). */
 export interface EdgeSnapshot {

@@ -2,19 +2,10 @@ import { asc, eq } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
+import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from './enums.ts';
 import { badInput, notFound } from './errors.ts';
 import { upsertEdge } from './link.ts';
-import {
-  type CaptureOutcome,
-  type ClaimTag,
-  checkContent,
-  contentHash,
-  type EntryKind,
-  type EntryStatus,
-  LIMITS,
-  normalizeTags,
-  type Volatility,
-} from './model.ts';
+import { checkContent, contentHash, LIMITS, normalizeTags } from './model.ts';
 import { findEntry } from './queries.ts';
 
 export interface CaptureInput {

@@ -3,8 +3,9 @@ import type { Db } from '../db/client.ts';
 import { type EdgeRow, edges, entries } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import type { EdgeSnapshot } from '../events/types.ts';
+import type { EdgeType, EntryKind, Provenance } from './enums.ts';
 import { badInput, DomainError } from './errors.ts';
-import { type EdgeType, type EntryKind, LIMITS, type Provenance } from './model.ts';
+import { LIMITS } from './model.ts';
 import { requireEntry } from './queries.ts';
 
 export interface LinkInput {

@@ -1,8 +1,9 @@
 import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
+import type { EntryKind, EntryStatus } from './enums.ts';
 import { notFound } from './errors.ts';
-import { checkRange, type EntryKind, type EntryStatus, LIMITS, normalizeTag } from './model.ts';
+import { checkRange, LIMITS, normalizeTag } from './model.ts';
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
 export async function findEntry(db: Db, id: string): Promise<EntryRow | undefined> {

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { type EntryRow, entries, revisions } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
+import type { EntryStatus, RevisionOp } from './enums.ts';
 import { badInput } from './errors.ts';
-import { checkContent, contentHash, type EntryStatus, LIMITS, type RevisionOp } from './model.ts';
+import { checkContent, contentHash, LIMITS } from './model.ts';
 import { requireEntry } from './queries.ts';
 
 /** Appends text to an entry: the old content becomes an APPEND revision. */

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { auditLog } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import { checkRange, LIMITS, VOLATILITY_MAX_AGE_MS, type Volatility } from './model.ts';
+import type { Volatility } from './enums.ts';
+import { checkRange, LIMITS, VOLATILITY_MAX_AGE_MS } from './model.ts';
 
 /** What one staleness pass did. */
 export interface StalenessReport {

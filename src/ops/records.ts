@@ -4,12 +4,12 @@ import {
   EDGE_TYPES,
   ENTRY_KINDS,
   ENTRY_STATUSES,
-  LIMITS,
   PROVENANCES,
   REVISION_OPS,
   VOLATILITIES,
   VOLATILITY_SOURCES,
-} from '../memory/model.ts';
+} from '../memory/enums.ts';
+import { LIMITS } from '../memory/model.ts';
 
 /**
  * The JSON Lines export format, version 1: one record per line, each with a `type`.

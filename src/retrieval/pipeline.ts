@@ -2,16 +2,9 @@ import { and, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
+import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../memory/enums.ts';
 import { badInput } from '../memory/errors.ts';
-import {
-  type ClaimTag,
-  checkRange,
-  type EntryKind,
-  type EntryStatus,
-  LIMITS,
-  normalizeTag,
-  type Volatility,
-} from '../memory/model.ts';
+import { checkRange, LIMITS, normalizeTag } from '../memory/model.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';

@@ -1,4 +1,4 @@
-import type { Volatility } from '../memory/model.ts';
+import type { Volatility } from '../memory/enums.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,35 +1,6 @@
-/** The contract's enums and the shapes the dashboard reads (CONTRACT §4). */
+/** The shapes the dashboard reads (CONTRACT §4); the enums come from the server's own module. */
 
-export const ENTRY_KINDS = ['EPISODIC', 'SEMANTIC', 'PROCEDURAL', 'PERSON', 'PROJECT', 'DOCUMENT'] as const;
-export const ENTRY_STATUSES = ['ACTIVE', 'CANONICAL', 'STALE', 'SUPERSEDED', 'DEPRECATED'] as const;
-export const VOLATILITIES = ['DURABLE', 'EVOLVING', 'EPHEMERAL'] as const;
-export const CLAIM_TAGS = ['VERIFIED', 'INFERRED', 'UNKNOWN'] as const;
-export const EDGE_TYPES = [
-  'RELATES_TO',
-  'SUPERSEDES',
-  'CAUSED_BY',
-  'DECIDED',
-  'ABOUT_PERSON',
-  'PART_OF_PROJECT',
-  'FOLLOWS',
-  'DOCUMENT_OF',
-] as const;
-export const EVENT_TYPES = [
-  'CAPTURED',
-  'APPENDED',
-  'UPDATED',
-  'STATUS_CHANGED',
-  'FORGOTTEN',
-  'LINKED',
-  'UNLINKED',
-  'STALENESS_PASS',
-] as const;
-
-export type EntryKind = (typeof ENTRY_KINDS)[number];
-export type EntryStatus = (typeof ENTRY_STATUSES)[number];
-export type EdgeType = (typeof EDGE_TYPES)[number];
-export type MemoryEventType = (typeof EVENT_TYPES)[number];
-export type CaptureOutcome = 'STORED' | 'BLOCKED' | 'MERGED' | 'REPLACED';
+import type { CaptureOutcome, EdgeType, EntryKind, EntryStatus, MemoryEventType } from '../../src/memory/enums.ts';
 
 /** Edge colours, shared by the graph, its legend and edge chips elsewhere. */
 export const EDGE_COLORS: Record<EdgeType, string> = {

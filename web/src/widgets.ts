@@ -1,6 +1,7 @@
+import type { EdgeType } from '../../src/memory/enums.ts';
 import { href } from './app.ts';
 import { badge, h, shorten } from './dom.ts';
-import { EDGE_COLORS, type EdgeType } from './model.ts';
+import { EDGE_COLORS } from './model.ts';
 
 /** A link to an entry's page, labelled with the start of its content (or its id). */
 export function entryLink(id: string, content: string | undefined, max = 80): HTMLAnchorElement {

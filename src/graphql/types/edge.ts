@@ -1,7 +1,7 @@
 import type { EdgeRow } from '../../db/schema.ts';
 import type { EdgeSnapshot } from '../../events/types.ts';
+import type { Direction, EdgeType } from '../../memory/enums.ts';
 import { checkLinkInput, edgeSnapshot, linkEntries, unlinkEntries } from '../../memory/link.ts';
-import type { Direction, EdgeType } from '../../memory/model.ts';
 import { builder } from '../builder.ts';
 import { runWrite } from '../guards.ts';
 import { EntryRef } from './entry.ts';

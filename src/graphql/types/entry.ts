@@ -1,6 +1,7 @@
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { captureEntry, checkCaptureInput } from '../../memory/capture.ts';
-import { checkContent, type Direction, freshnessOf, isOverAge } from '../../memory/model.ts';
+import type { Direction } from '../../memory/enums.ts';
+import { checkContent, freshnessOf, isOverAge } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';

@@ -1,14 +1,14 @@
-import type { View } from '../app.ts';
-import { CAPTURE, RECENT } from '../documents.ts';
-import { badge, errorBox, field, h, replace, select } from '../dom.ts';
 import {
   type CaptureOutcome,
   CLAIM_TAGS,
   ENTRY_KINDS,
   ENTRY_STATUSES,
-  type EntrySummary,
   VOLATILITIES,
-} from '../model.ts';
+} from '../../../src/memory/enums.ts';
+import type { View } from '../app.ts';
+import { CAPTURE, RECENT } from '../documents.ts';
+import { badge, errorBox, field, h, replace, select } from '../dom.ts';
+import type { EntrySummary } from '../model.ts';
 import { entryBadges, entryLink, tagList } from '../widgets.ts';
 
 const OUTCOME_TEXT: Record<CaptureOutcome, string> = {

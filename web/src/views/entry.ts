@@ -1,8 +1,9 @@
+import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/memory/enums.ts';
 import { href, type View } from '../app.ts';
 import { confirmAction } from '../confirm.ts';
 import { APPEND, ENTRY, FORGET, LINK, RECENT, SET_STATUS, UNLINK, UPDATE } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select, time } from '../dom.ts';
-import { EDGE_TYPES, ENTRY_STATUSES, type EntryDetail } from '../model.ts';
+import type { EntryDetail } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, tagList } from '../widgets.ts';
 
 const ARROWS = { OUT: '→', IN: '←', BOTH: '↔' } as const;

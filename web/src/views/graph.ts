@@ -1,8 +1,9 @@
 import cytoscape from 'cytoscape';
+import { EDGE_TYPES, type EdgeType } from '../../../src/memory/enums.ts';
 import { href, type View } from '../app.ts';
 import { GRAPH_VIEW, RECENT } from '../documents.ts';
 import { errorBox, field, h, replace, select, shorten } from '../dom.ts';
-import { EDGE_COLORS, EDGE_TYPES, type EdgeType, type GraphViewResult, KIND_COLORS } from '../model.ts';
+import { EDGE_COLORS, type GraphViewResult, KIND_COLORS } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num } from '../widgets.ts';
 
 declare global {

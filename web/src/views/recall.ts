@@ -1,7 +1,8 @@
+import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/memory/enums.ts';
 import { href, type View } from '../app.ts';
 import { RECALL } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select, time } from '../dom.ts';
-import { ENTRY_KINDS, ENTRY_STATUSES, type RecallHit, type RecallResult } from '../model.ts';
+import type { RecallHit, RecallResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, tagList } from '../widgets.ts';
 
 function explainTable(hit: RecallHit): HTMLElement {
