@@ -88,7 +88,9 @@ async function main(): Promise<void> {
   let stop = async () => {};
   if (!url) {
     const dataDir = mkdtempSync(join(tmpdir(), 'sphere-bench-'));
-    const server = buildServer(loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0 }));
+    const server = buildServer(
+      loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
+    );
     const started = await server.start();
     url = `${started.url.replace(/\/$/, '').replace(/\/graphql$/, '')}/graphql`;
     stop = async () => {
