@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { createDashboardHandler } from './dashboard/assets.ts';
 import type { QueryListener } from './db/client.ts';
 import { EventBus } from './events/bus.ts';
+import { Multicast } from './events/multicast.ts';
 import { createRedisTarget } from './events/redis.ts';
 import type { Context } from './graphql/context.ts';
 import { maskError, toGraphQLError, useErrorCodes } from './graphql/errors.ts';
@@ -83,6 +84,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const bus = deps.bus ?? new EventBus(redis?.target);
   // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
   const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
+  const multicast = new Multicast(bus.streams, realtime.bufferMax);
   const registry = new WorkspaceRegistry({
     dataDir: config.dataDir,
     dbUrl: config.dbUrl,
@@ -219,7 +221,11 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const ws = useServer<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
-      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      subscribe: (args) => {
+        const root = args.rootValue as { subscribe: (a: ExecutionArgs) => unknown; shareKey: string | null };
+        if (!root.shareKey) return root.subscribe(args) as never;
+        return multicast.subscribe(root.shareKey, () => root.subscribe(args) as never) as never;
+      },
       connectionInitWaitTimeout: 5_000,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
@@ -263,13 +269,25 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
           const document = parse(params.query);
           const errors = validate(schema, document);
           if (errors.length > 0) return errors.map((e: GraphQLError) => maskError(e, e.message) as GraphQLError);
+          const contextValue = (await contextFactory()) as unknown as Context;
+          // Identical live subscriptions in one workspace run once and share their results;
+          // replays (sinceSeq) depend on where each subscriber stands, so they run alone.
+          const shareKey = /\bsinceSeq\b/.test(params.query)
+            ? null
+            : JSON.stringify([
+                contextValue.access.workspaceId,
+                contextValue.access.role,
+                params.operationName ?? null,
+                params.query,
+                params.variables ?? {},
+              ]);
           return {
             schema,
             operationName: params.operationName,
             document,
             variableValues: params.variables,
-            contextValue: await contextFactory(),
-            rootValue: { execute, subscribe },
+            contextValue,
+            rootValue: { execute, subscribe, shareKey },
           };
         } catch (error) {
           const masked = maskError(error, 'Unexpected error.');

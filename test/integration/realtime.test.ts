@@ -199,3 +199,33 @@ describe('subscriptions over server-sent events', () => {
     expect(data.find((d) => d.data)?.data?.events).toMatchObject({ seq: 1, type: 'CAPTURED' });
   });
 });
+
+describe('shared live subscriptions', () => {
+  it('runs identical subscriptions once per workspace, never across workspaces, and survives a subscriber leaving', async () => {
+    const query = 'subscription { events { seq entry { content } } }';
+    const a1c = wsClient(t.wsUrl, { workspace: 'rt-share-a' });
+    const a2c = wsClient(t.wsUrl, { workspace: 'rt-share-a' });
+    const bc = wsClient(t.wsUrl, { workspace: 'rt-share-b' });
+    const a1 = collect(a1c, query);
+    const a2 = collect(a2c, query);
+    const b = collect(bc, query);
+    await settle(300);
+    await capture('rt-share-a', 'for workspace a');
+    await capture('rt-share-b', 'for workspace b');
+    await Promise.all([a1.until((x) => x.length >= 1), a2.until((x) => x.length >= 1), b.until((x) => x.length >= 1)]);
+    await settle(200);
+    expect(a1.items.map((e) => e.entry.content)).toEqual(['for workspace a']);
+    expect(a2.items.map((e) => e.entry.content)).toEqual(['for workspace a']);
+    expect(b.items.map((e) => e.entry.content)).toEqual(['for workspace b']);
+
+    a1.dispose();
+    await a1c.dispose();
+    await capture('rt-share-a', 'after one left');
+    await a2.until((x) => x.length >= 2);
+    expect(a2.items.map((e) => e.seq)).toEqual([1, 2]);
+    a2.dispose();
+    b.dispose();
+    await a2c.dispose();
+    await bc.dispose();
+  });
+});
