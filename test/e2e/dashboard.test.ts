@@ -6,6 +6,23 @@ import { runCli } from '../helpers/cli.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
 
+/**
+ * Waits until the graph has rendered nodes. Polled from the test side with page.evaluate:
+ * waitForFunction evaluates strings in the page, which the dashboard's CSP (no eval) refuses.
+ */
+async function waitForGraph(page: Page, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ready = await page.evaluate(() => {
+      const cy = (window as unknown as { __cy?: { nodes(): { length: number } } }).__cy;
+      return Boolean(cy && cy.nodes().length > 0);
+    });
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the graph did not render in time');
+}
+
 const SCREENSHOTS = resolve('test-results/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -136,7 +153,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
     await page.locator('#connection[data-state="live"]').waitFor();
 
     await page.goto(`${srv.origin}/#/graph?ids=${meeting}&hops=1`);
-    await page.waitForFunction('window.__cy && window.__cy.nodes().length > 0', undefined, { timeout: 10_000 });
+    await waitForGraph(page);
     const counts = await page.evaluate<{ nodes: number; edges: number; types: string[] }>(
       `({ nodes: window.__cy.nodes().length, edges: window.__cy.edges().length,
           types: window.__cy.edges().map((e) => e.data('type')).sort() })`,
@@ -307,7 +324,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
       for (const [name, route, ready] of views) {
         await page.goto(`${srv.origin}/${route}`);
         await page.locator(ready).first().waitFor({ timeout: 5_000 });
-        if (name === 'graph') await page.waitForFunction('window.__cy && window.__cy.nodes().length > 0');
+        if (name === 'graph') await waitForGraph(page);
         await page.screenshot({ path: `${SCREENSHOTS}/${name}-${size}.png`, fullPage: true });
       }
       await page.close();

@@ -100,3 +100,18 @@ describe('eventLog', () => {
     expect(fresh.eventLog).toEqual([]);
   });
 });
+
+describe('lastEventSeq', () => {
+  it('is 0 for an empty log and the newest seq after writes', async () => {
+    const s = await startTestServer();
+    try {
+      expect((await s.gqlOk('{ lastEventSeq }', {}, { workspace: 'head' })).lastEventSeq).toBe(0);
+      await s.gqlOk('mutation { capture(input: { content: "one" }) { outcome } }', {}, { workspace: 'head' });
+      await s.gqlOk('mutation { capture(input: { content: "two" }) { outcome } }', {}, { workspace: 'head' });
+      await s.gqlOk('mutation { capture(input: { content: "two" }) { outcome } }', {}, { workspace: 'head' });
+      expect((await s.gqlOk('{ lastEventSeq }', {}, { workspace: 'head' })).lastEventSeq).toBe(2);
+    } finally {
+      await s.stop();
+    }
+  });
+});

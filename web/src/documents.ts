@@ -9,7 +9,7 @@ export const EVENTS_SUBSCRIPTION = `subscription DashboardEvents($sinceSeq: Int)
   events(sinceSeq: $sinceSeq) { ${EVENT_FIELDS} }
 }`;
 
-export const EVENT_LOG_PROBE = `query EventLogProbe($sinceSeq: Int!) { eventLog(sinceSeq: $sinceSeq, limit: 1) { seq } }`;
+export const LAST_EVENT_SEQ = 'query LastEventSeq { lastEventSeq }';
 
 export const RECENT = 'query Recent($n: Int) { recent(n: $n) { id content kind } }';
 

@@ -1,6 +1,6 @@
 import { type Client, createClient } from 'graphql-ws/client';
 import { type Gql, GRAPHQL_PATH } from './api.ts';
-import { EVENT_LOG_PROBE, EVENTS_SUBSCRIPTION } from './documents.ts';
+import { EVENTS_SUBSCRIPTION, LAST_EVENT_SEQ } from './documents.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
@@ -10,29 +10,6 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthor
 const BACKLOG = 50;
 /** How many events the feed keeps in memory. */
 const KEEP = 500;
-
-/**
- * The seq of the newest event in the log: `eventLog(sinceSeq: n, limit: 1)` is empty exactly when
- * n is the head, so probe doubling steps, then bisect (a few dozen tiny queries for a huge log).
- */
-export async function findHeadSeq(gql: Gql): Promise<number> {
-  const hasAfter = async (seq: number) =>
-    (await gql<{ eventLog: unknown[] }>(EVENT_LOG_PROBE, { sinceSeq: seq })).eventLog.length > 0;
-  let known = 0; // an event with this seq exists (or it is 0)
-  let step = 1;
-  while (await hasAfter(known + step - 1)) {
-    known += step;
-    step *= 2;
-  }
-  // Now seq `known` exists and `known + step` does not.
-  let missing = known + step;
-  while (missing - known > 1) {
-    const mid = Math.floor((known + missing) / 2);
-    if (await hasAfter(mid - 1)) known = mid;
-    else missing = mid;
-  }
-  return known;
-}
 
 /** Randomised exponential backoff: 250 ms, 500 ms, 1 s, … capped at 5 s. */
 async function backoff(retries: number): Promise<void> {
@@ -76,7 +53,7 @@ export class LiveEvents {
   async start(): Promise<void> {
     this.setState('connecting');
     try {
-      this.headAtStart = await findHeadSeq(this.gql);
+      this.headAtStart = (await this.gql<{ lastEventSeq: number }>(LAST_EVENT_SEQ)).lastEventSeq;
       this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
     } catch (error) {
       if ((error as { code?: string }).code === 'UNAUTHENTICATED') {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.ts';
-import { readEventLog } from '../../events/log.ts';
+import { lastSeq, readEventLog } from '../../events/log.ts';
 import { workspaceEvents } from '../../events/stream.ts';
 import type { MemoryEventRecord } from '../../events/types.ts';
 import type { EntryKind, MemoryEventType } from '../../memory/enums.ts';
@@ -51,6 +51,10 @@ const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').imple
 });
 
 builder.queryFields((t) => ({
+  lastEventSeq: t.int({
+    description: 'The seq of the newest committed event (0 when there is none): where a live view starts.',
+    resolve: (_r, _a, ctx) => lastSeq(readDb(ctx)),
+  }),
   eventLog: t.field({
     type: [MemoryEventRef],
     description: 'Committed events after `sinceSeq`, oldest first.',
