@@ -126,6 +126,48 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
     await Promise.all([writer.close(), watcher.close()]);
   });
 
+  it('can be used by keyboard alone: navigate, fill the capture form and submit', async () => {
+    const ws = 'e2e-keyboard';
+    const page = await open('#/feed', ws);
+    /** Presses Tab until the focused element matches, as a keyboard user would. */
+    const tabTo = async (matches: (el: { tag: string; text: string; label: string }) => boolean) => {
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        const el = await page.evaluate(() => {
+          const a = document.activeElement as HTMLElement | null;
+          const labels = (a as HTMLInputElement | null)?.labels;
+          return {
+            tag: a?.tagName.toLowerCase() ?? '',
+            text: (a?.textContent ?? '').trim(),
+            label: labels && labels.length > 0 ? (labels[0]?.textContent ?? '').trim() : '',
+          };
+        });
+        if (matches(el)) return;
+      }
+      throw new Error('never reached the element by Tab');
+    };
+
+    await tabTo((el) => el.tag === 'a' && el.text === 'Capture');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Content').waitFor();
+    await tabTo((el) => el.label === 'Content');
+    await page.keyboard.type('Typed without a mouse: the keyboard path works.');
+    await tabTo((el) => el.label === 'Tags');
+    await page.keyboard.type('a11y');
+    await tabTo((el) => el.tag === 'button' && el.text === 'Capture');
+    await page.keyboard.press('Enter');
+    await page.locator('#capture-outcome [data-outcome="STORED"]').waitFor({ timeout: 5_000 });
+
+    const stored = await srv.gql<{ recent: { content: string; tags: string[] }[] }>(
+      '{ recent(n: 1) { content tags } }',
+      {},
+      ws,
+    );
+    expect(stored.recent[0]).toEqual({ content: 'Typed without a mouse: the keyboard path works.', tags: ['a11y'] });
+    expectNoConsoleErrors([page]);
+    await page.close();
+  });
+
   it('renders the graph of a seeded neighbourhood with every node and edge', async () => {
     const ws = 'e2e-graph';
     const project = await capture(ws, { content: 'Project Atlas', kind: 'PROJECT' });
