@@ -109,9 +109,9 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   // Introspection and the rate limit follow the mode the last request found.
   let tokenModeSeen = config.authRequired;
 
+  const authenticator = async () => new Authenticator(await control(), { authRequired: config.authRequired });
   const authenticate = async (creds: Credentials) => {
-    const auth = new Authenticator(await control(), { authRequired: config.authRequired });
-    const access = await auth.authenticate(creds);
+    const access = await (await authenticator()).authenticate(creds);
     tokenModeSeen = access.role !== 'open';
     return access;
   };
@@ -305,8 +305,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     http,
     control,
     start: async () => {
-      const auth = new Authenticator(await control(), { authRequired: config.authRequired });
-      if (!isLoopback(config.host) && !(await auth.tokenMode())) {
+      if (!isLoopback(config.host) && !(await (await authenticator()).tokenMode())) {
         throw new Error(
           `refusing to listen on ${config.host} without tokens: open mode is for loopback only. ` +
             'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',

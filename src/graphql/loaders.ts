@@ -41,3 +41,10 @@ export function createLoaders(db: Db) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** An entry that an edge or graph node points at; it exists, since forget cascades to its edges. */
+export async function loadExisting(loaders: Loaders, id: string): Promise<EntryRow> {
+  const entry = await loaders.entry.load(id);
+  if (!entry) throw new Error(`entry ${id} referenced by an edge no longer exists`);
+  return entry;
+}

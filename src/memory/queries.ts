@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 import type { EntryKind, EntryStatus } from './enums.ts';
 import { notFound } from './errors.ts';
-import { checkRange, LIMITS, normalizeTag } from './model.ts';
+import { checkRange, LIMITS, normalizeTag, VOLATILITY_MAX_AGE_MS } from './model.ts';
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
 export async function findEntry(db: Db, id: string): Promise<EntryRow | undefined> {
@@ -204,8 +204,14 @@ export async function staleEntries(db: Db, n: number, now: number): Promise<Entr
         and(
           eq(entries.status, 'ACTIVE'),
           or(
-            and(eq(entries.volatility, 'EVOLVING'), sql`${entries.updatedAt} < ${now - 90 * 86_400_000}`),
-            and(eq(entries.volatility, 'EPHEMERAL'), sql`${entries.updatedAt} < ${now - 7 * 86_400_000}`),
+            and(
+              eq(entries.volatility, 'EVOLVING'),
+              sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EVOLVING ?? 0)}`,
+            ),
+            and(
+              eq(entries.volatility, 'EPHEMERAL'),
+              sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EPHEMERAL ?? 0)}`,
+            ),
           ),
         ),
       ),

@@ -4,6 +4,7 @@ import type { Direction, EdgeType } from '../../memory/enums.ts';
 import { checkLinkInput, edgeSnapshot, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import { runWrite } from '../guards.ts';
+import { loadExisting } from '../loaders.ts';
 import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
 
@@ -33,12 +34,6 @@ export function connectionsOf(
   return out;
 }
 
-async function endpoint(id: string, load: (id: string) => Promise<unknown>) {
-  const entry = await load(id);
-  if (!entry) throw new Error(`edge endpoint ${id} no longer exists`);
-  return entry as never;
-}
-
 EdgeRef.implement({
   description: 'A typed, weighted link between two entries of one workspace.',
   fields: (t) => ({
@@ -58,12 +53,12 @@ EdgeRef.implement({
     source: t.field({
       type: EntryRef,
       description: 'The source entry.',
-      resolve: (e, _a, ctx) => endpoint(e.src, (id) => ctx.loaders.entry.load(id)),
+      resolve: (e, _a, ctx) => loadExisting(ctx.loaders, e.src),
     }),
     target: t.field({
       type: EntryRef,
       description: 'The target entry.',
-      resolve: (e, _a, ctx) => endpoint(e.dst, (id) => ctx.loaders.entry.load(id)),
+      resolve: (e, _a, ctx) => loadExisting(ctx.loaders, e.dst),
     }),
   }),
 });

@@ -6,6 +6,7 @@ import { countEntries, recentEntries, requireEntry } from '../../memory/queries.
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
 import { readDb, runWrite } from '../guards.ts';
+import { loadExisting } from '../loaders.ts';
 import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
 import {
   CaptureOutcomeEnum,
@@ -115,11 +116,7 @@ ConnectionRef.implement({
     entry: t.field({
       type: EntryRef,
       description: 'The entry at the other end.',
-      resolve: async (c, _a, ctx) => {
-        const entry = await ctx.loaders.entry.load(c.otherId);
-        if (!entry) throw new Error(`edge endpoint ${c.otherId} is missing`);
-        return entry;
-      },
+      resolve: (c, _a, ctx) => loadExisting(ctx.loaders, c.otherId),
     }),
   }),
 });

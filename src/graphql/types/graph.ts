@@ -6,6 +6,7 @@ import { entriesByIds } from '../../memory/queries.ts';
 import { edgesAmong, walkGraph } from '../../retrieval/graph.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
+import { loadExisting } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
 
@@ -21,11 +22,7 @@ const GraphNodeRef = builder.objectRef<GraphNodeShape>('GraphNode').implement({
     entry: t.field({
       type: EntryRef,
       description: 'The entry.',
-      resolve: async (n, _a, ctx) => {
-        const entry = await ctx.loaders.entry.load(n.id);
-        if (!entry) throw new Error(`graph node ${n.id} no longer exists`);
-        return entry;
-      },
+      resolve: (n, _a, ctx) => loadExisting(ctx.loaders, n.id),
     }),
     hop: t.exposeInt('hop', { description: 'Edges from the nearest seed (0 for a seed).' }),
     score: t.exposeFloat('score', { description: '0.6^hop times the weights of the edges on the way.' }),
