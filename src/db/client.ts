@@ -5,6 +5,7 @@ import { type Client, createClient, type ResultSet } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { LocalClient } from './local-client.ts';
 import { schema } from './schema.ts';
 
 export type Schema = typeof schema;
@@ -42,23 +43,23 @@ export function locateWorkspace(
   return { url: `file:${join(opts.dataDir, `${workspace}.db`)}`, local: true };
 }
 
-/** Opens a libSQL client for a location and prepares it (WAL, durable commits). */
+/**
+ * Opens a libSQL client for a location and prepares it (WAL, durable commits). An embedded
+ * file gets a LocalClient, which keeps prepared statements; a hosted database gets the
+ * stock remote client.
+ */
 export async function openClient(location: DatabaseLocation): Promise<Client> {
-  if (location.local) mkdirSync(dirname(location.url.slice('file:'.length)), { recursive: true });
-  const client = createClient({
-    url: location.url,
-    authToken: location.authToken,
-    // Writers are serialized in-process, so a wait here only covers other processes
-    // (a CLI maintenance command beside a running server).
-    timeout: 5_000,
-    concurrency: 4,
-    intMode: 'number',
-  });
-  if (location.local) {
-    // journal_mode is a property of the file; synchronous is per connection and
-    // SQLite's default (FULL) is what we want, so every pooled connection keeps it.
-    await client.execute('PRAGMA journal_mode = WAL');
+  if (!location.local) {
+    return createClient({ url: location.url, authToken: location.authToken, intMode: 'number' });
   }
+  const path = location.url.slice('file:'.length);
+  mkdirSync(dirname(path), { recursive: true });
+  // Writers are serialized in-process, so a busy wait only covers other processes (a CLI
+  // maintenance command beside a running server).
+  const client = new LocalClient({ path, timeout: 5_000, concurrency: 4 });
+  // journal_mode is a property of the file; synchronous is per connection and SQLite's
+  // default (FULL) is what we want, so every pooled connection keeps it.
+  await client.execute('PRAGMA journal_mode = WAL');
   return client;
 }
 

@@ -1,14 +1,22 @@
-import { sql } from 'drizzle-orm';
+import type { Client, InValue, ResultSet, Transaction } from '@libsql/client';
 import type { EventDraft, MemoryEventRecord } from '../events/types.ts';
-import type { Db, RootDb } from './client.ts';
+import { type Db, drizzleFor, type QueryListener } from './client.ts';
 
 /** What a write function gets: the transaction, its clock, and a way to log events. */
 export interface WriteScope {
+  /** drizzle over the writer's open transaction. */
   db: Db;
   /** One timestamp per write, so every row it touches agrees. */
   now: number;
   /** Appends an event row inside the write's transaction; published only after commit. */
   emit(draft: EventDraft): Promise<MemoryEventRecord>;
+  /** Runs plain SQL in the write's transaction (hot paths skip the query builder). */
+  exec(sql: string, args?: InValue[]): Promise<ResultSet>;
+  /**
+   * The query `build` makes, built once per writer and reused for every later write: a
+   * drizzle prepared query over the writer's database keeps its SQL and its row mapping.
+   */
+  prepared<T>(build: (db: Db) => T): T;
 }
 
 export type WriteFn<T> = (scope: WriteScope) => Promise<T>;
@@ -34,6 +42,32 @@ export interface WriterOptions {
   /** At most this many queued writes share one transaction (one fsync). */
   maxBatch?: number;
   clock?: () => number;
+  /** Receives every statement drizzle runs for a write. */
+  onQuery?: QueryListener;
+}
+
+const INSERT_EVENT = 'INSERT INTO events (type, at, entry_id, outcome, edge, data) VALUES (?, ?, ?, ?, ?, ?)';
+
+/**
+ * The one transaction the writer has open, as a `Client` for drizzle: every statement of
+ * a write function goes into it. It is never a way to open another transaction.
+ */
+class OpenTransaction {
+  current: Transaction | null = null;
+
+  #tx(): Transaction {
+    if (!this.current) throw new Error("a write ran outside the writer's transaction");
+    return this.current;
+  }
+  execute(stmt: Parameters<Transaction['execute']>[0]): Promise<ResultSet> {
+    return this.#tx().execute(stmt);
+  }
+  batch(stmts: Parameters<Transaction['batch']>[0]): Promise<ResultSet[]> {
+    return this.#tx().batch(stmts);
+  }
+  transaction(): never {
+    throw new Error("a write already runs in the writer's transaction; it cannot open another");
+  }
 }
 
 /**
@@ -44,15 +78,24 @@ export interface WriterOptions {
  * go through here and run beside it on other pooled connections (WAL).
  */
 export class Writer {
-  readonly #db: RootDb;
-  readonly #opts: Required<Omit<WriterOptions, 'clock'>> & { clock: () => number };
+  readonly #client: Client;
+  readonly #open = new OpenTransaction();
+  readonly #db: Db;
+  readonly #opts: Required<Omit<WriterOptions, 'clock' | 'onQuery'>> & { clock: () => number };
+  readonly #prepared = new Map<(db: Db) => unknown, unknown>();
   #queue: Job<unknown>[] = [];
   #running: Promise<void> | null = null;
   #closed = false;
 
-  constructor(db: RootDb, opts: WriterOptions) {
-    this.#db = db;
-    this.#opts = { ...opts, maxBatch: opts.maxBatch ?? 64, clock: opts.clock ?? Date.now };
+  constructor(client: Client, opts: WriterOptions) {
+    this.#client = client;
+    this.#db = drizzleFor(this.#open as unknown as Client, opts.onQuery);
+    this.#opts = {
+      workspace: opts.workspace,
+      onCommit: opts.onCommit,
+      maxBatch: opts.maxBatch ?? 64,
+      clock: opts.clock ?? Date.now,
+    };
   }
 
   /** Number of writes waiting for the writer (a gauge for /metrics). */
@@ -93,29 +136,36 @@ export class Writer {
     }
   }
 
+  #prepare<T>(build: (db: Db) => T): T {
+    let query = this.#prepared.get(build) as T | undefined;
+    if (query === undefined) {
+      query = build(this.#db);
+      this.#prepared.set(build, query);
+    }
+    return query;
+  }
+
+  /**
+   * One transaction for the batch; each write in its own SAVEPOINT, so a failing write
+   * rolls back alone and gets its own error; one COMMIT (one fsync); then each caller is
+   * settled and the events are published, in that order.
+   */
   async #commitBatch(batch: Job<unknown>[]): Promise<void> {
     const done: Done[] = [];
+    let tx: Transaction | null = null;
     try {
-      await this.#db.transaction(async (tx) => {
-        for (const job of batch) {
-          const events: MemoryEventRecord[] = [];
-          const now = this.#opts.clock();
-          try {
-            // A nested drizzle transaction is a SAVEPOINT: a failing write undoes only itself.
-            const value = await tx.transaction(async (sp) => {
-              const scope: WriteScope = { db: sp, now, emit: (draft) => this.#append(sp, draft, now, events) };
-              return job.fn(scope);
-            });
-            done.push({ job, ok: true, value, events });
-          } catch (error) {
-            done.push({ job, ok: false, error, events: [] });
-          }
-        }
-      });
+      tx = await this.#client.transaction('write');
+      this.#open.current = tx;
+      for (const job of batch) done.push(await this.#runJob(tx, job));
+      await tx.commit();
     } catch (error) {
-      // The commit itself failed (disk full, read-only, I/O error): nothing of the batch is durable.
+      // BEGIN or COMMIT failed, or a write broke the transaction itself (disk full,
+      // read-only, I/O error): nothing of the batch is durable.
+      tx?.close();
       for (const job of batch) job.reject(error);
       return;
+    } finally {
+      this.#open.current = null;
     }
     const published: MemoryEventRecord[] = [];
     for (const d of done) {
@@ -135,11 +185,41 @@ export class Writer {
     }
   }
 
-  async #append(db: Db, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {
-    const result = await db.run(sql`
-      INSERT INTO events (type, at, entry_id, outcome, edge, data)
-      VALUES (${draft.type}, ${at}, ${draft.entryId ?? null}, ${draft.outcome ?? null},
-              ${draft.edge ? JSON.stringify(draft.edge) : null}, ${draft.data ? JSON.stringify(draft.data) : null})`);
+  async #runJob(tx: Transaction, job: Job<unknown>): Promise<Done> {
+    const events: MemoryEventRecord[] = [];
+    const now = this.#opts.clock();
+    const scope: WriteScope = {
+      db: this.#db,
+      now,
+      emit: (draft) => this.#append(tx, draft, now, events),
+      exec: (sql, args = []) => tx.execute({ sql, args }),
+      prepared: (build) => this.#prepare(build),
+    };
+    await tx.execute('SAVEPOINT write');
+    try {
+      const value = await job.fn(scope);
+      await tx.execute('RELEASE write');
+      return { job, ok: true, value, events };
+    } catch (error) {
+      // If this throws too, the transaction itself is gone and the whole batch fails.
+      await tx.execute('ROLLBACK TO write');
+      await tx.execute('RELEASE write');
+      return { job, ok: false, error, events: [] };
+    }
+  }
+
+  async #append(tx: Transaction, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {
+    const result = await tx.execute({
+      sql: INSERT_EVENT,
+      args: [
+        draft.type,
+        at,
+        draft.entryId ?? null,
+        draft.outcome ?? null,
+        draft.edge ? JSON.stringify(draft.edge) : null,
+        draft.data ? JSON.stringify(draft.data) : null,
+      ],
+    });
     // seq is the rowid alias, so the new row's rowid is its seq.
     const seq = Number(result.lastInsertRowid);
     const record: MemoryEventRecord = {

@@ -1,5 +1,6 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
+import type { Db } from '../db/client.ts';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from './enums.ts';
@@ -44,6 +45,45 @@ export function checkCaptureInput(input: CaptureInput): void {
   }
 }
 
+// Every capture runs these two; the writer builds them once (see WriteScope.prepared).
+const firstWithHash = (db: Db) =>
+  db
+    .select()
+    .from(entries)
+    .where(eq(entries.contentHash, sql.placeholder('hash')))
+    .orderBy(asc(entries.n))
+    .limit(1)
+    .prepare();
+
+const ENTRY_COLUMNS = [
+  'id',
+  'content',
+  'contentHash',
+  'source',
+  'kind',
+  'status',
+  'volatility',
+  'volatilitySource',
+  'importance',
+  'claimTag',
+  'evidenceRef',
+  'recallCount',
+  'observedAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly Exclude<keyof EntryRow, 'n'>[];
+
+const insertEntryRow = (db: Db) =>
+  db
+    .insert(entries)
+    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never)
+    .prepare();
+
+/** One multi-row INSERT per tag count (1 to LIMITS.tagsMax): each a statement the client keeps prepared. */
+const tagInserts: string[] = [];
+const insertTagsSql = (count: number): string =>
+  (tagInserts[count] ??= `INSERT INTO tags (entry_id, tag) VALUES ${new Array(count).fill('(?, ?)').join(', ')}`);
+
 /**
  * Stores a memory, deciding its outcome as the contract orders it: REPLACED when it
  * replaces a known entry, else MERGED/BLOCKED when the same normalized content exists,
@@ -65,12 +105,7 @@ export async function captureEntry(scope: WriteScope, input: CaptureInput): Prom
     return { outcome: 'REPLACED', entry, matchId: old.id };
   }
 
-  const [existing] = await db
-    .select()
-    .from(entries)
-    .where(eq(entries.contentHash, hash))
-    .orderBy(asc(entries.n))
-    .limit(1);
+  const [existing] = await scope.prepared(firstWithHash).all({ hash });
   if (existing) {
     const have = new Set(
       (await db.select({ tag: tags.tag }).from(tags).where(eq(tags.entryId, existing.id))).map((r) => r.tag),
@@ -94,7 +129,7 @@ async function insertEntry(
   hash: string,
   entryTags: string[],
 ): Promise<EntryRow> {
-  const { db, now } = scope;
+  const { now } = scope;
   const row: Omit<EntryRow, 'n'> = {
     id: uuidv7(),
     content: input.content,
@@ -113,8 +148,12 @@ async function insertEntry(
     updatedAt: now,
   };
   // The row is known in full; only its rowid comes back (no RETURNING round of decoding).
-  const inserted = await db.insert(entries).values(row).run();
+  const inserted = await scope.prepared(insertEntryRow).run(row);
   const entry: EntryRow = { n: Number(inserted.lastInsertRowid), ...row };
-  if (entryTags.length > 0) await db.insert(tags).values(entryTags.map((tag) => ({ entryId: entry.id, tag })));
+  if (entryTags.length > 0)
+    await scope.exec(
+      insertTagsSql(entryTags.length),
+      entryTags.flatMap((tag) => [entry.id, tag]),
+    );
   return entry;
 }

@@ -75,7 +75,7 @@ export async function withWorkspace<T>(
     const db = drizzleFor(client);
     await migrateDb(db);
     // Events written here reach the server's subscribers through the log (events(sinceSeq)), not live.
-    writer = new Writer(db, { workspace: id, onCommit: () => {} });
+    writer = new Writer(client, { workspace: id, onCommit: () => {} });
     return await fn({ id, location, client, db, writer });
   } finally {
     await writer?.close();

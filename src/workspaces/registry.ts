@@ -103,8 +103,9 @@ export class WorkspaceRegistry {
     try {
       const db = drizzleFor(client, this.#opts.onQuery);
       await migrateDb(db);
-      const writer = new Writer(db, {
+      const writer = new Writer(client, {
         workspace: id,
+        onQuery: this.#opts.onQuery,
         onCommit: this.#opts.onCommit,
         clock: this.#opts.clock,
         // A hosted database pays a round trip per statement and times a transaction out

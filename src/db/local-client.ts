@@ -1,0 +1,493 @@
+import {
+  type Client,
+  type InArgs,
+  type InStatement,
+  type InValue,
+  LibsqlError,
+  type ResultSet,
+  type Row,
+  type Transaction,
+  type TransactionMode,
+} from '@libsql/client';
+import Database from 'libsql';
+
+/**
+ * An embedded libSQL file behind the `Client` interface of @libsql/client, with one
+ * difference that matters on every request: each connection keeps its prepared
+ * statements. The stock local client prepares every statement afresh and probes each
+ * one for whether it returns rows; a write of six statements spent more time there than
+ * in SQLite. Statements are reused per connection (a statement is bound to the
+ * connection that prepared it), and SQLite re-prepares a cached one by itself when a
+ * migration changes the schema under it.
+ *
+ * Semantics follow @libsql/client's local client: a small pool of connections, a
+ * transaction holds its connection until it settles, `batch` is atomic, integers come
+ * back as numbers, errors are `LibsqlError`s with SQLite's base and extended codes.
+ */
+
+type Db = InstanceType<typeof Database>;
+type Statement = ReturnType<Db['prepare']>;
+
+interface Connection {
+  db: Db;
+  statements: Map<string, CachedStatement>;
+  /** Shared by the client's connections: bumped by every schema change any of them makes. */
+  schema: { version: number };
+}
+
+interface CachedStatement {
+  stmt: Statement;
+  reader: boolean;
+  /** Changes the schema (CREATE, ALTER, DROP): the columns other statements return may change. */
+  ddl: boolean;
+  columns: string[] | null;
+  makeRow: ((values: unknown[]) => Row) | null;
+  /** The schema version `columns` was read at. */
+  columnsAt: number;
+}
+
+const DDL = /^\s*(CREATE|ALTER|DROP)\b/i;
+/** Anywhere in a script run with exec(). */
+const SCHEMA_CHANGE = /\b(CREATE|ALTER|DROP)\b/i;
+
+/** Prepared statements kept per connection; the least recently used beyond this are dropped. */
+const STATEMENT_CACHE = 256;
+
+const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN', deferred: 'BEGIN DEFERRED' };
+
+export interface LocalClientOptions {
+  /** Path of the database file. */
+  path: string;
+  /** Busy timeout in milliseconds (another process holding the write lock). */
+  timeout?: number;
+  /** Connections in the pool (transactions hold one each). */
+  concurrency?: number;
+}
+
+export class LocalClient implements Client {
+  closed = false;
+  readonly protocol = 'file' as const;
+  readonly #path: string;
+  readonly #timeout: number;
+  readonly #max: number;
+  #idle: Connection[] = [];
+  readonly #borrowed = new Set<Connection>();
+  #waiters: { resolve: (c: Connection) => void; reject: (e: unknown) => void }[] = [];
+  readonly #schema = { version: 0 };
+
+  constructor(opts: LocalClientOptions) {
+    this.#path = opts.path;
+    this.#timeout = opts.timeout ?? 5_000;
+    this.#max = Math.max(1, opts.concurrency ?? 4);
+    // Fail fast if the file cannot be opened at all.
+    const conn = this.#open();
+    run(conn, { sql: 'SELECT 1', args: [] });
+    this.#idle.push(conn);
+  }
+
+  async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+    const conn = await this.#acquire();
+    try {
+      return run(conn, stmt);
+    } finally {
+      this.#release(conn);
+    }
+  }
+
+  async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
+    const conn = await this.#acquire();
+    try {
+      return runBatch(conn, stmts, BEGIN[mode]);
+    } finally {
+      this.#release(conn);
+    }
+  }
+
+  /** A batch with foreign keys off, as drizzle's migrator expects. */
+  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    const conn = await this.#acquire();
+    try {
+      conn.db.exec('PRAGMA foreign_keys=off');
+      return runBatch(conn, stmts, 'BEGIN DEFERRED');
+    } finally {
+      conn.db.exec('PRAGMA foreign_keys=on');
+      this.#release(conn);
+    }
+  }
+
+  async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
+    const conn = await this.#acquire();
+    try {
+      run(conn, { sql: BEGIN[mode], args: [] });
+    } catch (error) {
+      this.#release(conn);
+      throw error;
+    }
+    return new LocalTransaction(conn, () => this.#release(conn));
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    const conn = await this.#acquire();
+    try {
+      exec(conn, sql);
+    } finally {
+      this.#release(conn);
+    }
+  }
+
+  async sync(): Promise<never> {
+    throw new LibsqlError('sync() is not supported by an embedded database without a replica', 'SYNC_NOT_SUPPORTED');
+  }
+
+  reconnect(): void {
+    this.close();
+    this.closed = false;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const conn of [...this.#idle, ...this.#borrowed]) closeQuietly(conn);
+    this.#idle = [];
+    this.#borrowed.clear();
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.reject(new LibsqlError('The client is closed', 'CLIENT_CLOSED'));
+  }
+
+  #open(): Connection {
+    try {
+      const db = new Database(this.#path, { timeout: this.#timeout });
+      return { db, statements: new Map(), schema: this.#schema };
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+
+  /**
+   * A connection for one call. Every call but a transaction's is synchronous, so it is back
+   * in the pool before anything else runs; only open transactions can exhaust the pool.
+   */
+  #acquire(): Promise<Connection> | Connection {
+    if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+    const conn = this.#idle.pop() ?? (this.#borrowed.size < this.#max ? this.#open() : null);
+    if (conn) {
+      this.#borrowed.add(conn);
+      return conn;
+    }
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  #release(conn: Connection): void {
+    this.#borrowed.delete(conn);
+    if (conn.db.open && conn.db.inTransaction) {
+      // Never hand a connection on mid-transaction: the next borrower would inherit it.
+      try {
+        conn.db.exec('ROLLBACK');
+      } catch {
+        closeQuietly(conn);
+        return;
+      }
+    }
+    if (this.closed || !conn.db.open) {
+      closeQuietly(conn);
+      return;
+    }
+    const waiter = this.#waiters.shift();
+    if (waiter) {
+      this.#borrowed.add(conn);
+      waiter.resolve(conn);
+    } else {
+      this.#idle.push(conn);
+    }
+  }
+}
+
+class LocalTransaction implements Transaction {
+  closed = false;
+  readonly #conn: Connection;
+  readonly #done: () => void;
+
+  constructor(conn: Connection, done: () => void) {
+    this.#conn = conn;
+    this.#done = done;
+  }
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    this.#check();
+    return run(this.#conn, typeof stmt === 'string' ? { sql: stmt, args: [] } : stmt);
+  }
+
+  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    this.#check();
+    return stmts.map((s) => run(this.#conn, typeof s === 'string' ? { sql: s, args: [] } : s));
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    this.#check();
+    exec(this.#conn, sql);
+  }
+
+  async rollback(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (this.#conn.db.inTransaction) exec(this.#conn, 'ROLLBACK');
+    } finally {
+      this.close();
+    }
+  }
+
+  async commit(): Promise<void> {
+    this.#check();
+    try {
+      exec(this.#conn, 'COMMIT');
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.#done();
+  }
+
+  #check(): void {
+    if (this.closed) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED');
+    if (!this.#conn.db.inTransaction) {
+      // SQLite rolled it back by itself (disk full, I/O error): nothing more can run in it.
+      this.close();
+      throw new LibsqlError('The transaction has been rolled back', 'TRANSACTION_CLOSED');
+    }
+  }
+}
+
+function statementFor(conn: Connection, sql: string): CachedStatement {
+  const cached = conn.statements.get(sql);
+  if (cached) {
+    // Map order is insertion order: re-inserting marks it as the most recently used.
+    conn.statements.delete(sql);
+    conn.statements.set(sql, cached);
+    return cached;
+  }
+  const stmt = conn.db.prepare(sql);
+  const entry: CachedStatement = {
+    stmt,
+    reader: stmt.reader,
+    ddl: DDL.test(sql),
+    columns: null,
+    makeRow: null,
+    columnsAt: -1,
+  };
+  if (entry.reader) stmt.raw(true);
+  conn.statements.set(sql, entry);
+  if (conn.statements.size > STATEMENT_CACHE) {
+    const oldest = conn.statements.keys().next().value as string;
+    conn.statements.delete(oldest);
+  }
+  return entry;
+}
+
+function run(conn: Connection, stmt: { sql: string; args?: InArgs }): ResultSet {
+  try {
+    const cached = statementFor(conn, stmt.sql);
+    const args = toSqlArgs(stmt.args);
+    if (!cached.reader) {
+      const info = cached.stmt.run(args);
+      if (cached.ddl) conn.schema.version++;
+      return resultSet([], [], Number(info.changes), BigInt(info.lastInsertRowid));
+    }
+    const values = cached.stmt.all(args) as unknown[][];
+    // Columns are read once per statement, and again after a schema change (SQLite
+    // re-prepares the statement itself; `SELECT *` may then return other columns).
+    if (
+      !cached.columns ||
+      !cached.makeRow ||
+      cached.columnsAt !== conn.schema.version ||
+      (values.length > 0 && values[0]!.length !== cached.columns.length)
+    ) {
+      cached.columnsAt = conn.schema.version;
+      cached.columns = cached.stmt.columns().map((c) => c.name);
+      cached.makeRow = rowMaker(cached.columns);
+    }
+    const makeRow = cached.makeRow;
+    const rows = new Array<Row>(values.length);
+    for (let i = 0; i < values.length; i++) rows[i] = makeRow(values[i]!);
+    return resultSet(cached.columns, rows, 0, undefined);
+  } catch (error) {
+    throw mapError(error);
+  }
+}
+
+function runBatch(conn: Connection, stmts: Array<InStatement | [string, InArgs?]>, begin: string): ResultSet[] {
+  exec(conn, begin);
+  try {
+    const out = stmts.map((s) =>
+      run(conn, Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : typeof s === 'string' ? { sql: s, args: [] } : s),
+    );
+    exec(conn, 'COMMIT');
+    return out;
+  } finally {
+    if (conn.db.inTransaction) exec(conn, 'ROLLBACK');
+  }
+}
+
+function exec(conn: Connection, sql: string): void {
+  try {
+    conn.db.exec(sql);
+  } catch (error) {
+    throw mapError(error);
+  } finally {
+    if (SCHEMA_CHANGE.test(sql)) conn.schema.version++;
+  }
+}
+
+const VALUES = Symbol('values');
+
+/**
+ * Rows like @libsql/client's: column names as enumerable properties, positions as
+ * non-enumerable indexes with a length. The indexes live on a prototype shared by every
+ * row of the statement, so a row costs one object and its named fields.
+ */
+function rowMaker(columns: readonly string[]): (values: unknown[]) => Row {
+  const proto: Record<PropertyKey, unknown> = {};
+  Object.defineProperty(proto, 'length', { value: columns.length });
+  for (let i = 0; i < columns.length; i++) {
+    Object.defineProperty(proto, i, {
+      get(this: { [VALUES]: unknown[] }) {
+        return this[VALUES][i];
+      },
+    });
+  }
+  const named: [string, number][] = [];
+  const seen = new Set<string>();
+  columns.forEach((name, i) => {
+    if (!seen.has(name)) named.push([name, i]);
+    seen.add(name);
+  });
+  return (raw) => {
+    const row = Object.create(proto) as Record<PropertyKey, unknown>;
+    for (let i = 0; i < raw.length; i++) {
+      const v = raw[i];
+      if (v instanceof Buffer) raw[i] = v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength);
+    }
+    Object.defineProperty(row, VALUES, { value: raw });
+    for (const [name, i] of named) row[name] = raw[i];
+    return row as unknown as Row;
+  };
+}
+
+function resultSet(
+  columns: string[],
+  rows: Row[],
+  rowsAffected: number,
+  lastInsertRowid: bigint | undefined,
+): ResultSet {
+  return {
+    columns,
+    columnTypes: columns.map(() => ''),
+    rows,
+    rowsAffected,
+    lastInsertRowid,
+    toJSON() {
+      return {
+        columns,
+        columnTypes: this.columnTypes,
+        rows: rows.map((r) => Array.from(r as ArrayLike<unknown>)),
+        rowsAffected,
+        lastInsertRowid: lastInsertRowid?.toString() ?? null,
+      };
+    },
+  };
+}
+
+function toSqlValue(value: InValue | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'number':
+      if (!Number.isFinite(value))
+        throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments');
+      return value;
+    case 'string':
+    case 'bigint':
+      return value;
+    case 'boolean':
+      return value ? 1 : 0;
+  }
+  if (value instanceof Date) return value.valueOf();
+  if (value instanceof ArrayBuffer) return Buffer.from(value);
+  if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`Unsupported value of type ${typeof value}`);
+}
+
+function toSqlArgs(args: InArgs | undefined): unknown[] | Record<string, unknown> {
+  if (args === undefined) return [];
+  if (Array.isArray(args)) {
+    const out = new Array(args.length);
+    for (let i = 0; i < args.length; i++) out[i] = toSqlValue(args[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    out[name[0] === '@' || name[0] === '$' || name[0] === ':' ? name.slice(1) : name] = toSqlValue(value);
+  }
+  return out;
+}
+
+/** SQLite errors become LibsqlErrors carrying the base code (SQLITE_FULL) and the extended one. */
+function mapError(error: unknown): unknown {
+  if (error instanceof LibsqlError) return error;
+  const e = error as { code?: unknown; rawCode?: unknown; message?: string } | null;
+  if (e && typeof e.rawCode === 'number') {
+    const extended = typeof e.code === 'string' ? e.code : undefined;
+    return new LibsqlError(
+      e.message ?? String(error),
+      baseCode(e.rawCode, extended),
+      extended,
+      e.rawCode,
+      error as Error,
+    );
+  }
+  return error;
+}
+
+const BASE_CODES: Record<number, string> = {
+  1: 'SQLITE_ERROR',
+  2: 'SQLITE_INTERNAL',
+  3: 'SQLITE_PERM',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  9: 'SQLITE_INTERRUPT',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  12: 'SQLITE_NOTFOUND',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY',
+  17: 'SQLITE_SCHEMA',
+  18: 'SQLITE_TOOBIG',
+  19: 'SQLITE_CONSTRAINT',
+  20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE',
+  22: 'SQLITE_NOLFS',
+  23: 'SQLITE_AUTH',
+  24: 'SQLITE_FORMAT',
+  25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB',
+};
+
+function baseCode(rawCode: number, extended: string | undefined): string {
+  return BASE_CODES[rawCode & 0xff] ?? extended ?? 'SQLITE_UNKNOWN';
+}
+
+function closeQuietly(conn: Connection): void {
+  try {
+    if (conn.db.open) conn.db.close();
+  } catch {
+    // nothing useful to do while tearing down
+  }
+}

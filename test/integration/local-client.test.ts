@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, LibsqlError } from '@libsql/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalClient } from '../../src/db/local-client.ts';
+
+let dir: string;
+let client: LocalClient;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sphere-local-client-'));
+  client = new LocalClient({ path: join(dir, 'db.sqlite'), concurrency: 2 });
+  await client.execute('PRAGMA journal_mode = WAL');
+  await client.execute('CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, score REAL, data BLOB)');
+});
+
+afterEach(() => {
+  client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('LocalClient (embedded libSQL with kept statements)', () => {
+  it('returns what @libsql/client returns: named and positional columns, numbers, rowids, changes', async () => {
+    const ins = await client.execute({
+      sql: 'INSERT INTO t (name, score, data) VALUES (?, ?, ?)',
+      args: ['a', 1.5, new Uint8Array([1, 2])],
+    });
+    expect(ins.lastInsertRowid).toBe(1n);
+    expect(ins.rowsAffected).toBe(1);
+    await client.execute({ sql: 'INSERT INTO t (name, score) VALUES (:name, $score)', args: { name: 'b', $score: 2 } });
+
+    const ours = await client.execute('SELECT k, name, score, data, k AS k FROM t ORDER BY k');
+    const stock = createClient({ url: `file:${join(dir, 'db.sqlite')}`, intMode: 'number' });
+    const theirs = await stock.execute('SELECT k, name, score, data, k AS k FROM t ORDER BY k');
+    stock.close();
+
+    expect(ours.columns).toEqual(theirs.columns);
+    expect(ours.rows.length).toBe(2);
+    for (let i = 0; i < 2; i++) {
+      expect({ ...ours.rows[i] }).toEqual({ ...theirs.rows[i] });
+      expect(Array.from(ours.rows[i]!)).toEqual(Array.from(theirs.rows[i]!));
+      expect(Object.keys(ours.rows[i]!)).toEqual(Object.keys(theirs.rows[i]!));
+    }
+    expect(ours.rows[0]![1]).toBe('a');
+    expect(new Uint8Array(ours.rows[0]!.data as ArrayBuffer)).toEqual(new Uint8Array([1, 2]));
+    expect(JSON.parse(JSON.stringify(ours)).rows).toEqual([
+      [1, 'a', 1.5, {}, 1],
+      [2, 'b', 2, null, 2],
+    ]);
+  });
+
+  it('reuses a statement after it failed, and maps SQLite errors to LibsqlError codes', async () => {
+    const insert = 'INSERT INTO t (name) VALUES (?)';
+    await client.execute({ sql: insert, args: ['x'] });
+    const error = await client.execute({ sql: insert, args: ['x'] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LibsqlError);
+    expect(error).toMatchObject({ code: 'SQLITE_CONSTRAINT', extendedCode: 'SQLITE_CONSTRAINT_UNIQUE' });
+    await client.execute({ sql: insert, args: ['y'] });
+    expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(2);
+
+    await expect(client.execute('SELEC nonsense')).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
+    await expect(client.execute({ sql: insert, args: [Number.NaN] })).rejects.toThrow(/finite/);
+  });
+
+  it('follows schema changes in a statement it keeps (SELECT * after ALTER TABLE)', async () => {
+    await client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['a'] });
+    expect((await client.execute('SELECT * FROM t')).columns).toEqual(['k', 'name', 'score', 'data']);
+    await client.execute("ALTER TABLE t ADD COLUMN extra TEXT DEFAULT 'e'");
+    const after = await client.execute('SELECT * FROM t');
+    expect(after.columns).toEqual(['k', 'name', 'score', 'data', 'extra']);
+    expect(after.rows[0]!.extra).toBe('e');
+    // Same number of columns, another name.
+    await client.execute('ALTER TABLE t RENAME COLUMN score TO points');
+    expect((await client.execute('SELECT * FROM t')).columns).toEqual(['k', 'name', 'points', 'data', 'extra']);
+
+    // A change made by another connection (another process) is picked up too.
+    const other = createClient({ url: `file:${join(dir, 'db.sqlite')}` });
+    await other.execute('ALTER TABLE t ADD COLUMN more INTEGER DEFAULT 7');
+    other.close();
+    const again = await client.execute('SELECT * FROM t');
+    expect(again.rows[0]!.more).toBe(7);
+  });
+
+  it('keeps a transaction on its own connection: isolated until commit, undone by rollback', async () => {
+    const tx = await client.transaction('write');
+    await tx.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['in-tx'] });
+    expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(0);
+    expect((await tx.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(1);
+    await tx.commit();
+    expect(tx.closed).toBe(true);
+    expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(1);
+
+    const tx2 = await client.transaction('write');
+    await tx2.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['undone'] });
+    await tx2.rollback();
+    expect((await client.execute('SELECT name FROM t')).rows.map((r) => r.name)).toEqual(['in-tx']);
+    await expect(tx2.execute('SELECT 1')).rejects.toMatchObject({ code: 'TRANSACTION_CLOSED' });
+  });
+
+  it('makes a call wait while open transactions hold every connection', async () => {
+    const a = await client.transaction('deferred');
+    const b = await client.transaction('deferred');
+    let done = false;
+    const waiting = client.execute('SELECT 1 AS one').then((r) => {
+      done = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(done).toBe(false);
+    await a.commit();
+    expect((await waiting).rows[0]!.one).toBe(1);
+    await b.rollback();
+  });
+
+  it('runs a batch atomically', async () => {
+    await expect(
+      client.batch(
+        [
+          { sql: 'INSERT INTO t (name) VALUES (?)', args: ['one'] },
+          { sql: 'INSERT INTO t (name) VALUES (?)', args: ['one'] },
+        ],
+        'write',
+      ),
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT' });
+    expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(0);
+    const results = await client.batch(['INSERT INTO t (name) VALUES (1)', ['INSERT INTO t (name) VALUES (?)', [2]]]);
+    expect(results.map((r) => r.rowsAffected)).toEqual([1, 1]);
+  });
+
+  it('stays correct past its statement cache size', async () => {
+    for (let i = 0; i < 300; i++) {
+      const r = await client.execute(`SELECT ${i} AS v`);
+      expect(r.rows[0]!.v).toBe(i);
+    }
+    expect((await client.execute('SELECT 0 AS v')).rows[0]!.v).toBe(0);
+  });
+
+  it('refuses work once closed', async () => {
+    client.close();
+    await expect(client.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+});
