@@ -55,12 +55,9 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
   const path = location.url.slice('file:'.length);
   mkdirSync(dirname(path), { recursive: true });
   // Writers are serialized in-process, so a busy wait only covers other processes (a CLI
-  // maintenance command beside a running server).
-  const client = new LocalClient({ path, timeout: 5_000, concurrency: 4 });
-  // journal_mode is a property of the file; synchronous is per connection and SQLite's
-  // default (FULL) is what we want, so every pooled connection keeps it.
-  await client.execute('PRAGMA journal_mode = WAL');
-  return client;
+  // maintenance command beside a running server). LocalClient puts the file in WAL mode and
+  // syncs every commit before it resolves (see there).
+  return new LocalClient({ path, timeout: 5_000, concurrency: 4 });
 }
 
 /** Applies the committed drizzle migrations (idempotent). */

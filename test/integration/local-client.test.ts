@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, LibsqlError } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalClient } from '../../src/db/local-client.ts';
+import { GroupSync, LocalClient } from '../../src/db/local-client.ts';
 
 let dir: string;
 let client: LocalClient;
@@ -136,8 +136,62 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
     expect((await client.execute('SELECT 0 AS v')).rows[0]!.v).toBe(0);
   });
 
+  it('runs WAL with NORMAL and syncs the log off the event loop before a write resolves', async () => {
+    expect((await client.execute('PRAGMA journal_mode')).rows[0]![0]).toBe('wal');
+    expect((await client.execute('PRAGMA synchronous')).rows[0]![0]).toBe(1);
+    const before = client.syncs;
+    await client.execute('SELECT count(*) FROM t');
+    expect(client.syncs).toBe(before);
+    await client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['w'] });
+    expect(client.syncs).toBe(before + 1);
+    await client.execute({ sql: 'INSERT INTO t (name) VALUES (?) RETURNING k', args: ['r'] });
+    expect(client.syncs).toBe(before + 2);
+    const tx = await client.transaction('write');
+    await tx.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['tx'] });
+    expect(client.syncs).toBe(before + 2);
+    await tx.commit();
+    expect(client.syncs).toBe(before + 3);
+    // Ten writes at once share a sync or two, not ten.
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: [`p${i}`] })),
+    );
+    expect(client.syncs - (before + 3)).toBeLessThanOrEqual(2);
+  });
+
   it('refuses work once closed', async () => {
     client.close();
     await expect(client.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+});
+
+describe('GroupSync', () => {
+  it('lets every caller wait for a sync that started after its call, and shares syncs', async () => {
+    const started: (() => void)[] = [];
+    const sync = new GroupSync(() => new Promise<void>((resolve) => started.push(resolve)));
+    const order: string[] = [];
+    const a = sync.sync().then(() => order.push('a'));
+    const b = sync.sync().then(() => order.push('b'));
+    const c = sync.sync().then(() => order.push('c'));
+    expect(started.length).toBe(1);
+    started[0]!();
+    await a;
+    // b and c came while the first sync ran: they wait for the second one, together.
+    expect(order).toEqual(['a']);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started.length).toBe(2);
+    started[1]!();
+    await Promise.all([b, c]);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(sync.count).toBe(2);
+  });
+
+  it('rejects the callers of a failed sync and recovers for the next ones', async () => {
+    let fail = true;
+    const sync = new GroupSync(async () => {
+      if (fail) throw new Error('EIO');
+    });
+    await expect(sync.sync()).rejects.toThrow('EIO');
+    fail = false;
+    await expect(sync.sync()).resolves.toBeUndefined();
   });
 });
