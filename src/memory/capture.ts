@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { Db } from '../db/client.ts';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
@@ -55,23 +55,8 @@ const firstWithHash = (db: Db) =>
     .limit(1)
     .prepare();
 
-const ENTRY_COLUMNS = [
-  'id',
-  'content',
-  'contentHash',
-  'source',
-  'kind',
-  'status',
-  'volatility',
-  'volatilitySource',
-  'importance',
-  'claimTag',
-  'evidenceRef',
-  'recallCount',
-  'observedAt',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly Exclude<keyof EntryRow, 'n'>[];
+/** Every column but the rowid `n`, each bound by name from the row. */
+const ENTRY_COLUMNS = Object.keys(getTableColumns(entries)).filter((c) => c !== 'n');
 
 const insertEntryRow = (db: Db) =>
   db
