@@ -13,6 +13,7 @@ import { EventBus } from './events/bus.ts';
 import { Multicast } from './events/multicast.ts';
 import { createRedisTarget } from './events/redis.ts';
 import type { Context } from './graphql/context.ts';
+import { createDirectPost } from './graphql/direct-post.ts';
 import { maskError, toGraphQLError, useErrorCodes } from './graphql/errors.ts';
 import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
@@ -55,6 +56,11 @@ export interface ServerDeps {
   /** Sees every SQL statement run through drizzle. */
   onQuery?: QueryListener;
   logger?: Logger;
+  /**
+   * Answer plain JSON POSTs without fetch-API request and response objects (default true);
+   * false sends every request through Yoga's full handling, which tests compare it with.
+   */
+  directPost?: boolean;
 }
 
 /** What graphql-ws passes as the envelop's initial context. */
@@ -167,6 +173,14 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     ],
   });
 
+  const direct =
+    deps.directPost === false
+      ? null
+      : createDirectPost(yoga, {
+          path: GRAPHQL_PATH,
+          onError: (err) => logger.error({ err }, 'unexpected error'),
+        });
+
   const health = async (res: ServerResponse) => {
     const open = await registry.opened();
     const checks = await Promise.allSettled([
@@ -211,6 +225,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       }
       if (Number(length) > MAX_BODY_BYTES) {
         sendJsonError(res, 413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'BAD_USER_INPUT');
+        return;
+      }
+      if (direct?.accepts(req)) {
+        void direct.handle(req, res);
         return;
       }
     }

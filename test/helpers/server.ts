@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { buildServer, type MiniSphereServer } from '../../src/server.ts';
+import { buildServer, type MiniSphereServer, type ServerDeps } from '../../src/server.ts';
 
 /** One GraphQL error as a client receives it. */
 export interface GqlError {
@@ -53,6 +53,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   config?: Partial<Config>;
+  /** Passed to `buildServer` beside the query listener the helper installs. */
+  deps?: Omit<ServerDeps, 'onQuery'>;
 }
 
 /** A real server on a free port over a fresh temp data dir (no mocks of the database). */
@@ -60,7 +62,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-test-'));
   const queries: string[] = [];
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', ...opts.config });
-  const server = buildServer(config, { onQuery: (query) => queries.push(query) });
+  const server = buildServer(config, { ...opts.deps, onQuery: (query) => queries.push(query) });
   const { url, port } = await server.start();
   const origin = `http://127.0.0.1:${port}`;
 
