@@ -11,9 +11,15 @@ export interface KeywordHit {
 }
 
 /**
- * The keyword arm (CONTRACT §6.3): FTS5 `MATCH` over the content, ranked by bm25, restricted
- * by the prefilter inside the same statement so that a filtered-out entry never takes a
+ * The keyword arm (CONTRACT §6.3): FTS5 `MATCH` over the content, ranked by bm25 (ties by
+ * insertion order), restricted by the prefilter so that a filtered-out entry never takes a
  * place in the ranking, and bounded to `limit` matches.
+ *
+ * The best `2 × limit` matches are ranked inside FTS5 first and only those are joined to
+ * their entries: joining every match before ranking cost more than the ranking itself
+ * (77 vs 31 ms for common words at 100k entries). When the prefilter leaves fewer than
+ * `limit` of that window, the whole match set is filtered and ranked instead, so the result
+ * is always exactly the first `limit` matches that pass.
  *
  * @example
  * const hits = await searchKeyword(db, '"deploy" OR "friday"', buildPrefilter({}), 100);
@@ -21,12 +27,26 @@ export interface KeywordHit {
  */
 export async function searchKeyword(db: Db, match: string, prefilter: SQL, limit: number): Promise<KeywordHit[]> {
   // The match expression is a bound parameter built by buildMatchExpression (every term
-  // quoted), so user text is only ever searched as words.
-  const rows = await db.all<{ id: string; bm25: number }>(sql`
-    SELECT e.id AS id, bm25(entries_fts) AS bm25
-    FROM entries_fts JOIN entries e ON e.n = entries_fts.rowid
-    WHERE entries_fts MATCH ${match} AND ${prefilter}
-    ORDER BY entries_fts.rank, e.n
+  // quoted), so user text is only ever searched as words. ORDER BY bm25 rather than FTS5's
+  // `rank`: SQLite then keeps only the best rows while scanning instead of sorting them all.
+  let rows = await db.all<{ id: string; bm25: number }>(sql`
+    SELECT e.id AS id, f.bm25 AS bm25
+    FROM (
+      SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
+      WHERE entries_fts MATCH ${match}
+      ORDER BY bm25, rowid
+      LIMIT ${2 * limit}
+    ) f JOIN entries e ON e.n = f.n
+    WHERE ${prefilter}
+    ORDER BY f.bm25, f.n
     LIMIT ${limit}`);
+  if (rows.length < limit) {
+    rows = await db.all<{ id: string; bm25: number }>(sql`
+      SELECT e.id AS id, bm25(entries_fts) AS bm25
+      FROM entries_fts JOIN entries e ON e.n = entries_fts.rowid
+      WHERE entries_fts MATCH ${match} AND ${prefilter}
+      ORDER BY bm25(entries_fts), e.n
+      LIMIT ${limit}`);
+  }
   return rows.map((r, i) => ({ id: r.id, rank: i + 1, bm25: Number(r.bm25) }));
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@libsql/client';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleFor, locateWorkspace, migrateDb, openClient, type RootDb } from '../../src/db/client.ts';
 import { edges, entries, tags } from '../../src/db/schema.ts';
@@ -9,8 +10,10 @@ import type { EntryKind, EntryStatus, Volatility } from '../../src/memory/enums.
 import { DomainError } from '../../src/memory/errors.ts';
 import { contentHash } from '../../src/memory/model.ts';
 import { edgesAmong, walkGraph } from '../../src/retrieval/graph.ts';
+import { searchKeyword } from '../../src/retrieval/keyword.ts';
 import { type RecallInput, recallEntries } from '../../src/retrieval/pipeline.ts';
 import { RANKING_POLICY } from '../../src/retrieval/policy.ts';
+import { buildPrefilter } from '../../src/retrieval/prefilter.ts';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-03-11T12:00:00.000Z');
@@ -97,6 +100,37 @@ describe('recall pipeline', () => {
     expect(ids(await recall({ query: 'quasar', filter: { volatilities: ['DURABLE'] } }))).toEqual([]);
     expect(ids(await recall({ query: 'quasar', filter: { claimTags: ['VERIFIED'] } }))).toEqual([]);
     expect(ids(await recall({ query: 'quasar', filter: { statuses: ['STALE'] } }))).toEqual([]);
+  });
+
+  it('keeps the keyword arm exact beyond its first window: bm25 order, ties by age, prefilter first', async () => {
+    // 260 matches: the 250 best (shortest) are EPISODIC, the 10 weakest SEMANTIC, and pairs
+    // of equal text tie on bm25. The limit is 100, so the SEMANTIC ones lie past the window
+    // of best matches the arm ranks first.
+    const seeds: Seed[] = [];
+    for (let i = 0; i < 260; i++) {
+      const filler = Array.from({ length: 2 + Math.floor(i / 2) }, () => 'pad').join(' ');
+      seeds.push({ content: `zeugma ${filler}`, kind: i < 250 ? 'EPISODIC' : 'SEMANTIC' });
+    }
+    const added: string[] = [];
+    for (const seed of seeds) added.push(await add(seed));
+    const limit = RANKING_POLICY.keyword.candidateLimit;
+    const reference = async (kinds: EntryKind[] | null) =>
+      (
+        await db.all<{ id: string }>(sql`
+          SELECT e.id AS id FROM entries_fts JOIN entries e ON e.n = entries_fts.rowid
+          WHERE entries_fts MATCH '"zeugma"' AND ${buildPrefilter({ kinds })}
+          ORDER BY bm25(entries_fts), e.n LIMIT ${limit}`)
+      ).map((r) => r.id);
+
+    const all = await searchKeyword(db, '"zeugma"', buildPrefilter({}), limit);
+    expect(all.map((h) => h.id)).toEqual(await reference(null));
+    expect(all.map((h) => h.id)).toEqual(added.slice(0, limit));
+    expect(all.map((h) => h.rank)).toEqual(Array.from({ length: limit }, (_, i) => i + 1));
+
+    const semantic = await searchKeyword(db, '"zeugma"', buildPrefilter({ kinds: ['SEMANTIC'] }), limit);
+    expect(semantic.map((h) => h.id)).toEqual(added.slice(250));
+    expect(semantic.map((h) => h.id)).toEqual(await reference(['SEMANTIC']));
+    for (let i = 1; i < semantic.length; i++) expect(semantic[i]!.bm25).toBeGreaterThanOrEqual(semantic[i - 1]!.bm25);
   });
 
   it('filters since/until on when the entry happened', async () => {
