@@ -5,7 +5,7 @@
  *
  *   a. recall (topK 8, hops 1) over HTTP        vs raw FTS5 bm25 MATCH on @libsql/client
  *   b. capture throughput, 16 HTTP clients      vs durable single-row INSERT commits (one connection)
- *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of walkGraph
+ *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of the same walk
  *   d. subscription fan-out to 1,000 sockets    vs a bare `ws` server broadcasting the same bytes
  *   e. server RSS; export and import time and peak memory
  *
@@ -87,7 +87,12 @@ const EVENTS_SUB_LIGHT = 'subscription { events { seq type outcome entryId at } 
 
 /** The raw keyword query a user would otherwise run. */
 const RAW_FTS = 'SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50';
-/** The walk of src/retrieval/graph.ts walkGraph, run bare: one seed, decay 0.6, fanout 8, ≤ 50 nodes (+1 probe). */
+/**
+ * The graph walk as a user would run it on the raw engine: one recursive CTE (one seed,
+ * decay 0.6, fanout 8, ≤ 50 nodes + 1 probe). walkGraph returns the same nodes, hops and
+ * scores (test/integration/neighbours.test.ts), walking breadth first over stored lists
+ * of each entry's heaviest edges instead.
+ */
 const RAW_CTE = `
     WITH RECURSIVE
       seeds(id, score) AS (VALUES (?, 1.0)),

@@ -23,9 +23,9 @@ Commands:
   maintain --workspace W [--limit N] [--json]
                              run the staleness pass (N entries at most, 1..10000, default 500); for cron
   check --workspace W [--json]
-                             check integrity, the full-text index, references and the event log;
+                             check integrity, the full-text index, neighbour lists, references and the event log;
                              exit status 1 on any problem
-  reindex --workspace W      rebuild the full-text index
+  reindex --workspace W      rebuild the full-text index and the neighbour lists
   backup --workspace W --to FILE [--force]
                              write a consistent copy of the database file (safe while serving)
   export --workspace W [--out FILE] [--force]

@@ -25,6 +25,8 @@ export interface CheckReport {
   dangling: { tags: number; edges: number; revisions: number };
   /** Edges that break the write rules: self-links, RELATES_TO stored with src > dst. */
   invalidEdges: number;
+  /** Entries whose stored neighbour list differs from one derived from edges now. */
+  staleNeighbours: number;
   /** The event log's seq must run 1..count with no gap. */
   eventLog: { count: number; minSeq: number | null; maxSeq: number | null; gapFree: boolean };
   checkedAt: string;
@@ -90,6 +92,22 @@ export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
     if (invalidEdges > 0)
       problems.push(`${invalidEdges} edge(s) are self-links or RELATES_TO edges stored with src > dst`);
 
+    // The stored neighbour lists (drizzle/0002) against the same lists derived afresh.
+    const staleNeighbours = await count(
+      tx,
+      `SELECT count(DISTINCT entry_id) FROM (
+         SELECT entry_id FROM (
+           SELECT entry_id, top FROM entry_neighbours
+           EXCEPT SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]')
+         UNION ALL
+         SELECT entry_id FROM (
+           SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'
+           EXCEPT SELECT entry_id, top FROM entry_neighbours))`,
+    );
+    if (staleNeighbours > 0) {
+      problems.push(`${staleNeighbours} neighbour list(s) are out of step with edges; run reindex`);
+    }
+
     const seq = (await tx.execute('SELECT count(*), min(seq), max(seq) FROM events')).rows[0];
     const eventCount = Number(seq?.[0] ?? 0);
     const minSeq = seq?.[1] == null ? null : Number(seq[1]);
@@ -106,6 +124,7 @@ export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
       counts,
       dangling,
       invalidEdges,
+      staleNeighbours,
       eventLog: { count: eventCount, minSeq, maxSeq, gapFree },
       checkedAt: new Date().toISOString(),
     };
@@ -125,6 +144,7 @@ export function formatCheckReport(r: CheckReport): string {
     `  rows             entries ${c.entries}, tags ${c.tags}, edges ${c.edges}, revisions ${c.revisions}, events ${c.events}, audit ${c.auditLog}`,
     `  dangling         tags ${d.tags}, edges ${d.edges}, revisions ${d.revisions}`,
     `  invalid edges    ${r.invalidEdges}`,
+    `  neighbour lists  ${r.staleNeighbours === 0 ? 'ok' : `${r.staleNeighbours} OUT OF STEP`}`,
     `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,
   ];
   for (const p of r.problems) lines.push(`PROBLEM: ${p}`);

@@ -10,14 +10,18 @@ export interface ReindexReport {
 }
 
 /**
- * Rebuilds the full-text index from the entries table in one write (the index is
- * derived data, so no event is emitted; an audit row records the run). Writes of a
- * running server wait for it, so on a very large workspace run it in a quiet moment.
+ * Rebuilds the full-text index from the entries table and each entry's list of heaviest
+ * edges from the edges table, in one write (both are derived data, so no event is
+ * emitted; an audit row records the run). Writes of a running server wait for it, so on
+ * a very large workspace run it in a quiet moment.
  */
 export async function reindexWorkspace(ws: OpsWorkspace, actor: string): Promise<ReindexReport> {
   const started = performance.now();
   const documents = await ws.writer.run(async ({ db, now }) => {
     await db.run(sql`INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')`);
+    await db.run(sql`DELETE FROM entry_neighbours`);
+    await db.run(sql`INSERT INTO entry_neighbours (entry_id, top)
+      SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'`);
     const [row] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM entries_fts_docsize`);
     const n = Number(row?.n ?? 0);
     await db.insert(auditLog).values({ at: now, actor, action: 'reindex', details: JSON.stringify({ documents: n }) });

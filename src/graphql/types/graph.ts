@@ -69,6 +69,8 @@ builder.queryFields((t) => ({
         fanout: LIMITS.graphFanout,
         nodeCap: LIMITS.graphNodeCap,
         checkTruncation: true,
+        // GraphView lists the edges among its nodes, not the ones the walk took.
+        viaEdges: false,
       });
       const nodes = walk.nodes.map((n) => ({ id: n.id, hop: n.hop, score: n.score }));
       const edges = await edgesAmong(
