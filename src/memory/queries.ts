@@ -1,5 +1,6 @@
 import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { edgeRows, entryRows, jsonList } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 import type { EntryKind, EntryStatus } from './enums.ts';
 import { notFound } from './errors.ts';
@@ -18,12 +19,10 @@ export async function requireEntry(db: Db, id: string): Promise<EntryRow> {
   return row;
 }
 
+/** The entries with these ids, in no particular order; unknown ids are left out. */
 export async function entriesByIds(db: Db, ids: readonly string[]): Promise<EntryRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(entries)
-    .where(inArray(entries.id, [...ids]));
+  return entryRows.all(db, sql`WHERE id IN ${jsonList(ids)}`);
 }
 
 /** Tags of each entry, sorted. */
@@ -55,12 +54,8 @@ export async function revisionsByEntryIds(db: Db, ids: readonly string[]): Promi
 /** Every edge touching any of the entries, heaviest first. */
 export async function edgesTouching(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
   if (ids.length === 0) return [];
-  const list = [...ids];
-  return db
-    .select()
-    .from(edges)
-    .where(or(inArray(edges.src, list), inArray(edges.dst, list)))
-    .orderBy(desc(edges.weight), asc(edges.createdAt));
+  const list = jsonList(ids);
+  return edgeRows.all(db, sql`WHERE src IN ${list} OR dst IN ${list} ORDER BY weight DESC, created_at`);
 }
 
 /** The ids among `ids` that a SUPERSEDES edge points at. */

@@ -1,6 +1,7 @@
-import { and, asc, desc, inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { type EdgeRow, edges } from '../db/schema.ts';
+import { edgeRows, jsonList } from '../db/rows.ts';
+import type { EdgeRow } from '../db/schema.ts';
 import { RANKING_POLICY } from './policy.ts';
 
 /** A node reached by a graph walk. */
@@ -172,35 +173,12 @@ async function edgesByKey(db: Db, nodes: Reached[]): Promise<Map<string, EdgeRow
   const keys = nodes
     .filter((r) => r.step !== null)
     .map((r) => (r.step![2] ? [r.from!, r.step![0], r.step![1]] : [r.step![0], r.from!, r.step![1]]));
-  const out = new Map<string, EdgeRow>();
-  if (keys.length === 0) return out;
-  const rows = await db.all<{
-    src: string;
-    dst: string;
-    type: string;
-    weight: number;
-    provenance: string;
-    metadata: string | null;
-    created_at: number;
-    updated_at: number;
-  }>(sql`
-    SELECT ed.src AS src, ed.dst AS dst, ed.type AS type, ed.weight AS weight, ed.provenance AS provenance,
-      ed.metadata AS metadata, ed.created_at AS created_at, ed.updated_at AS updated_at
-    FROM json_each(${JSON.stringify(keys)}) k
-    JOIN edges ed ON ed.src = k.value ->> 0 AND ed.dst = k.value ->> 1 AND ed.type = k.value ->> 2`);
-  for (const r of rows) {
-    out.set(`${r.src}\u0000${r.dst}\u0000${r.type}`, {
-      src: r.src,
-      dst: r.dst,
-      type: r.type,
-      weight: Number(r.weight),
-      provenance: r.provenance,
-      metadata: r.metadata,
-      createdAt: Number(r.created_at),
-      updatedAt: Number(r.updated_at),
-    });
-  }
-  return out;
+  if (keys.length === 0) return new Map();
+  const rows = await edgeRows.all(
+    db,
+    sql`WHERE (src, dst, type) IN (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${JSON.stringify(keys)}))`,
+  );
+  return new Map(rows.map((e) => [`${e.src}\u0000${e.dst}\u0000${e.type}`, e]));
 }
 
 /**
@@ -243,9 +221,6 @@ export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRo
   if (ids.length < 2) return [];
   // Probe by src and filter dst without its index (+): matching both through the unique
   // (src, dst, type) index would probe every pair, n² lookups instead of n.
-  return db
-    .select()
-    .from(edges)
-    .where(and(inArray(edges.src, [...ids]), sql`+${edges.dst} IN ${[...ids]}`))
-    .orderBy(desc(edges.weight), asc(edges.src), asc(edges.dst), asc(edges.type));
+  const list = jsonList(ids);
+  return edgeRows.all(db, sql`WHERE src IN ${list} AND +dst IN ${list} ORDER BY weight DESC, src, dst, type`);
 }

@@ -1,0 +1,49 @@
+import { getTableColumns, getTableName, type InferSelectModel, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from './client.ts';
+import { edges, entries } from './schema.ts';
+
+/**
+ * Whole-row reads of one table without drizzle's query builder: the SQL is written once
+ * and rows are mapped by a loop made from the table's columns. For the reads that return
+ * many rows per request (entries and edges by id), the builder and its generic row mapper
+ * cost about as much as SQLite itself.
+ */
+export interface RowReader<T extends SQLiteTable> {
+  /** `SELECT <every column> FROM <table>`, to append a WHERE or ORDER BY to. */
+  readonly select: SQL;
+  /** Runs `select` + `rest` and maps each row as `db.select().from(table)` would. */
+  all(db: Db, rest: SQL): Promise<InferSelectModel<T>[]>;
+}
+
+export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
+  const fields = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+    key,
+    name: column.name,
+    decode: (value: unknown) => column.mapFromDriverValue(value),
+  }));
+  const columns = fields.map((f) => `"${f.name}"`).join(', ');
+  const select = sql.raw(`SELECT ${columns} FROM "${getTableName(table)}" `);
+  const read = (row: Record<string, unknown>) => {
+    const out: Record<string, unknown> = {};
+    for (const f of fields) {
+      const value = row[f.name];
+      out[f.key] = value === null || value === undefined ? null : f.decode(value);
+    }
+    return out as InferSelectModel<T>;
+  };
+  return {
+    select,
+    async all(db, rest) {
+      const rows = await db.all<Record<string, unknown>>(sql`${select}${rest}`);
+      return rows.map(read);
+    },
+  };
+}
+
+/** A list of values as one bound JSON parameter, for `x IN (SELECT value FROM json_each(?))`. */
+export const jsonList = (values: readonly string[]): SQL =>
+  sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
+
+export const entryRows = rowReader(entries);
+export const edgeRows = rowReader(edges);
