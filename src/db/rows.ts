@@ -7,12 +7,10 @@ import { edges, entries } from './schema.ts';
  * Whole-row reads of one table without drizzle's query builder: the SQL is written once
  * and rows are mapped by a loop made from the table's columns. For the reads that return
  * many rows per request (entries and edges by id), the builder and its generic row mapper
- * cost about as much as SQLite itself.
+ * cost a third more than the SQL itself.
  */
 export interface RowReader<T extends SQLiteTable> {
-  /** `SELECT <every column> FROM <table>`, to append a WHERE or ORDER BY to. */
-  readonly select: SQL;
-  /** Runs `select` + `rest` and maps each row as `db.select().from(table)` would. */
+  /** Runs `SELECT <every column> FROM <table>` + `rest` and maps each row as `db.select().from(table)` would. */
   all(db: Db, rest: SQL): Promise<InferSelectModel<T>[]>;
 }
 
@@ -33,7 +31,6 @@ export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
     return out as InferSelectModel<T>;
   };
   return {
-    select,
     async all(db, rest) {
       const rows = await db.all<Record<string, unknown>>(sql`${select}${rest}`);
       return rows.map(read);
