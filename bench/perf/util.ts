@@ -130,7 +130,8 @@ export function gqlClient(url: string, workspace: string, maxSockets = 64): GqlC
       req.on('error', (error: NodeJS.ErrnoException) => {
         // A kept-alive socket that the server closed as idle (keepAliveTimeout) just as it was
         // reused: nothing reached the server, so sending again is safe (Node's documented pattern).
-        if (retry && req.reusedSocket && error.code === 'ECONNRESET') {
+        // Depending on the timing the write fails with EPIPE instead of ECONNRESET.
+        if (retry && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
           send<T>(query, variables, false).then(resolve, reject);
         } else {
           reject(error);

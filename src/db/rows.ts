@@ -10,6 +10,8 @@ import { edges, entries } from './schema.ts';
  * cost a third more than the SQL itself.
  */
 export interface RowReader<T extends SQLiteTable> {
+  /** Maps one row holding the table's columns (by name; other columns are ignored). */
+  read(row: Record<string, unknown>): InferSelectModel<T>;
   /** Runs `SELECT <every column> FROM <table>` + `rest` and maps each row as `db.select().from(table)` would. */
   all(db: Db, rest: SQL): Promise<InferSelectModel<T>[]>;
 }
@@ -31,6 +33,7 @@ export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
     return out as InferSelectModel<T>;
   };
   return {
+    read,
     async all(db, rest) {
       const rows = await db.all<Record<string, unknown>>(sql`${select}${rest}`);
       return rows.map(read);

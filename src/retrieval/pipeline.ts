@@ -1,7 +1,7 @@
-import { and, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
+import { entryRows, jsonList } from '../db/rows.ts';
+import type { EdgeRow, EntryRow } from '../db/schema.ts';
 import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../memory/enums.ts';
 import { badInput } from '../memory/errors.ts';
 import { checkRange, LIMITS, normalizeTag } from '../memory/model.ts';
@@ -111,10 +111,6 @@ interface Scored {
   stems: Set<string>;
 }
 
-/**
- * Loads the candidates that pass the prefilter, with their tags and their successor, in one
- * statement.
- */
 // A recall touches ~150 candidates; this keeps the recent ones (a few MB) without growing RSS.
 const STEMS_CACHE_MAX = 2_000;
 const stemsCache = new Map<string, { hash: string; stems: Set<string> }>();
@@ -133,24 +129,25 @@ function entryStems(entry: EntryRow): Set<string> {
   return stems;
 }
 
+/**
+ * Loads the candidates that pass the prefilter, with their tags and their successor, in one
+ * statement.
+ */
 async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<Map<string, Hydrated>> {
   const out = new Map<string, Hydrated>();
   if (ids.length === 0) return out;
-  const e = alias(entries, 'e');
-  const rows = await db
-    .select({
-      ...getTableColumns(e),
-      // Correlated on e.id explicitly; `+s.type` makes SQLite find a SUPERSEDES edge through the
-      // dst index rather than scan every SUPERSEDES edge of the workspace for each entry.
-      tagsJson: sql<string>`(SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id)`,
-      supersededBy: sql<
-        string | null
-      >`(SELECT s.src FROM edges s WHERE s.dst = e.id AND +s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)`,
-    })
-    .from(e)
-    .where(and(inArray(e.id, [...ids]), prefilter));
-  for (const { tagsJson, supersededBy, ...entry } of rows) {
-    out.set(entry.id, { entry, tags: JSON.parse(tagsJson) as string[], supersededBy });
+  // Correlated on e.id explicitly; `+s.type` makes SQLite find a SUPERSEDES edge through the
+  // dst index rather than scan every SUPERSEDES edge of the workspace for each entry.
+  const rows = await db.all<Record<string, unknown> & { tags_json: string; superseded_by: string | null }>(sql`
+    SELECT e.*,
+      (SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id) AS tags_json,
+      (SELECT s.src FROM edges s WHERE s.dst = e.id AND +s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)
+        AS superseded_by
+    FROM entries e
+    WHERE e.id IN ${jsonList(ids)} AND ${prefilter}`);
+  for (const row of rows) {
+    const entry = entryRows.read(row);
+    out.set(entry.id, { entry, tags: JSON.parse(row.tags_json) as string[], supersededBy: row.superseded_by });
   }
   return out;
 }
