@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { contentHash } from '../src/memory/model.ts';
+import { RECURSIVE_WALK_SQL } from '../src/retrieval/graph.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
@@ -90,40 +91,9 @@ const RAW_FTS = 'SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_
 /**
  * The graph walk as a user would run it on the raw engine: one recursive CTE (one seed,
  * decay 0.6, fanout 8, ≤ 50 nodes + 1 probe). walkGraph returns the same nodes, hops and
- * scores (test/integration/neighbours.test.ts), walking breadth first over stored lists
- * of each entry's heaviest edges instead.
+ * scores, walking breadth first over stored lists of each entry's heaviest edges instead.
  */
-const RAW_CTE = `
-    WITH RECURSIVE
-      seeds(id, score) AS (VALUES (?, 1.0)),
-      walk(id, hop, score, edge) AS (
-        SELECT id, 0, score, NULL FROM seeds
-        UNION ALL
-        SELECT CASE WHEN ed.src = w.id THEN ed.dst ELSE ed.src END, w.hop + 1, w.score * ? * ed.weight, ed.rowid
-        FROM walk w
-        JOIN edges ed ON ed.rowid IN (
-          SELECT x.r FROM (
-            SELECT rowid AS r, weight FROM edges WHERE src = w.id
-            UNION ALL
-            SELECT rowid AS r, weight FROM edges WHERE dst = w.id
-          ) x
-          ORDER BY x.weight DESC, x.r
-          LIMIT ?
-        )
-        WHERE w.hop < ?
-      ),
-      best AS (
-        SELECT id, hop, score, edge,
-          row_number() OVER (PARTITION BY id ORDER BY hop, score DESC, edge) AS pick
-        FROM walk
-      )
-    SELECT b.id AS id, b.hop AS hop, b.score AS score, ed.src AS src, ed.dst AS dst, ed.type AS type,
-      ed.weight AS weight, ed.provenance AS provenance, ed.metadata AS metadata,
-      ed.created_at AS created_at, ed.updated_at AS updated_at
-    FROM best b LEFT JOIN edges ed ON ed.rowid = b.edge
-    WHERE b.pick = 1
-    ORDER BY b.hop, b.score DESC, b.id
-    LIMIT ?`;
+const RAW_CTE = RECURSIVE_WALK_SQL;
 
 // ---------------------------------------------------------------------------------------------
 

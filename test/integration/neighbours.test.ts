@@ -1,7 +1,7 @@
 import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleFor, type RootDb } from '../../src/db/client.ts';
-import { STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
+import { RECURSIVE_WALK_SQL, STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
@@ -9,43 +9,14 @@ import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 /**
  * Graph walks read each entry's heaviest edges from entry_neighbours, which triggers keep
  * in step with edges. These tests drive every kind of edge change through the API and
- * compare the stored lists with lists derived afresh, and the walk with the plain
- * recursive CTE it replaced.
+ * compare the stored lists with lists derived afresh, and the walk with the same walk as
+ * one recursive CTE over the edges table (RECURSIVE_WALK_SQL).
  */
 
 const CAPTURE = 'mutation ($c: String!) { capture(input: { content: $c }) { entry { id } } }';
 const LINK =
   'mutation ($s: ID!, $d: ID!, $w: Float) { link(input: { src: $s, dst: $d, type: RELATES_TO, weight: $w }) { weight } }';
 const UNLINK = 'mutation ($s: ID!, $d: ID!) { unlink(src: $s, dst: $d, type: RELATES_TO) }';
-
-/** The walk as one recursive CTE (how walkGraph used to run), as the reference. */
-const CTE = `
-  WITH RECURSIVE
-    walk(id, hop, score, edge) AS (
-      SELECT ?, 0, 1.0, NULL
-      UNION ALL
-      SELECT CASE WHEN ed.src = w.id THEN ed.dst ELSE ed.src END, w.hop + 1, w.score * 0.6 * ed.weight, ed.rowid
-      FROM walk w
-      JOIN edges ed ON ed.rowid IN (
-        SELECT x.r FROM (
-          SELECT rowid AS r, weight FROM edges WHERE src = w.id
-          UNION ALL
-          SELECT rowid AS r, weight FROM edges WHERE dst = w.id
-        ) x
-        ORDER BY x.weight DESC, x.r
-        LIMIT ?
-      )
-      WHERE w.hop < ?
-    ),
-    best AS (
-      SELECT id, hop, score, edge, row_number() OVER (PARTITION BY id ORDER BY hop, score DESC, edge) AS pick
-      FROM walk
-    )
-  SELECT b.id AS id, b.hop AS hop, b.score AS score, ed.src AS src, ed.dst AS dst
-  FROM best b LEFT JOIN edges ed ON ed.rowid = b.edge
-  WHERE b.pick = 1
-  ORDER BY b.hop, b.score DESC, b.id
-  LIMIT ?`;
 
 let t: TestServer;
 let raw: Client;
@@ -138,7 +109,7 @@ describe('entry neighbour lists', () => {
     for (const fanout of [3, STORED_FANOUT, STORED_FANOUT + 2]) {
       for (const seed of pool) {
         for (const hops of [1, 3]) {
-          const expected = (await raw.execute({ sql: CTE, args: [seed, fanout, hops, 21] })).rows;
+          const expected = (await raw.execute({ sql: RECURSIVE_WALK_SQL, args: [seed, 0.6, fanout, hops, 21] })).rows;
           const walk = await walkGraph(db, [seed], hops, { fanout, nodeCap: 20 });
           expect(walk.truncated).toBe(expected.length > 20);
           expect(walk.nodes.map((n) => [n.id, n.hop, n.score])).toEqual(
