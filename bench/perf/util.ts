@@ -145,6 +145,13 @@ export function gqlClient(url: string, workspace: string, maxSockets = 64): GqlC
 // ---------------------------------------------------------------------------------------------
 // The server, as a child process (so that its RSS is its own)
 
+/** The node flags on the bin file's `#!/usr/bin/env -S node ...` line. */
+function launchFlags(): string[] {
+  const first = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
+  const words = first.replace(/^#!\S+\s+(-S\s+)?/, '').split(/\s+/);
+  return words[0]?.endsWith('node') ? words.slice(1).filter(Boolean) : [];
+}
+
 export interface ServerChild {
   pid: number;
   url: string;
@@ -163,10 +170,14 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
-/** Starts `node bin/mini-sphere.js serve` on a free loopback port and waits until it listens. */
+/**
+ * Starts `mini-sphere serve` as users do (with the node options of the bin file's #! line,
+ * plus any extra flags such as profiling) on a free loopback port and waits until it
+ * listens.
+ */
 export async function startServer(opts: StartOptions): Promise<ServerChild> {
   const out = openSync(opts.logFile, 'w');
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), CLI, 'serve'], {
+  const child = spawn(process.execPath, [...launchFlags(), ...(opts.nodeFlags ?? []), CLI, 'serve'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
