@@ -114,13 +114,12 @@ export async function walkGraph(
     .sort(([a, x], [b, y]) => x.hop - y.hop || y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
     .slice(0, nodeCap + 1);
   const kept = ordered.slice(0, nodeCap);
-  const reachedBy = kept.map(([, r]) => r);
-  const via = options.viaEdges === false ? new Map<string, EdgeRow>() : await edgesByKey(db, reachedBy);
+  const via = options.viaEdges === false ? new Map<string, EdgeRow>() : await edgesByKey(db, kept);
   const nodes: WalkNode[] = kept.map(([id, r]) => ({
     id,
     hop: r.hop,
     score: r.score,
-    viaEdge: r.step ? (via.get(stepKey(r.from!, r.step)) ?? null) : null,
+    viaEdge: r.step ? (via.get(edgeKey(edgeEnds(r.from!, r.step))) ?? null) : null,
   }));
   let truncated = ordered.length > nodeCap;
   if (!truncated && options.checkTruncation && hops > 0) {
@@ -165,20 +164,21 @@ async function heaviestEdges(db: Db, nodes: string[], fanout: number): Promise<M
   return out;
 }
 
-const stepKey = (from: string, [other, type, outgoing]: Step) =>
-  outgoing ? `${from}\u0000${other}\u0000${type}` : `${other}\u0000${from}\u0000${type}`;
+/** The [src, dst, type] of the edge `step` takes from `from`: the key of an edge. */
+const edgeEnds = (from: string, [other, type, outgoing]: Step): [string, string, string] =>
+  outgoing ? [from, other, type] : [other, from, type];
 
-/** The edges the walk arrived by, keyed like stepKey, in one statement. */
-async function edgesByKey(db: Db, nodes: Reached[]): Promise<Map<string, EdgeRow>> {
-  const keys = nodes
-    .filter((r) => r.step !== null)
-    .map((r) => (r.step![2] ? [r.from!, r.step![0], r.step![1]] : [r.step![0], r.from!, r.step![1]]));
+const edgeKey = (ends: readonly string[]) => ends.join('\u0000');
+
+/** The edges the walk arrived by, keyed by edgeKey, in one statement. */
+async function edgesByKey(db: Db, nodes: [string, Reached][]): Promise<Map<string, EdgeRow>> {
+  const keys = nodes.flatMap(([, r]) => (r.step ? [edgeEnds(r.from!, r.step)] : []));
   if (keys.length === 0) return new Map();
   const rows = await edgeRows.all(
     db,
     sql`WHERE (src, dst, type) IN (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${JSON.stringify(keys)}))`,
   );
-  return new Map(rows.map((e) => [`${e.src}\u0000${e.dst}\u0000${e.type}`, e]));
+  return new Map(rows.map((e) => [edgeKey([e.src, e.dst, e.type]), e]));
 }
 
 /**
