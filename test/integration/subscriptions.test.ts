@@ -14,6 +14,10 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  // Closed sockets release their streams at once; the next test counts listeners from zero.
+  const deadline = Date.now() + 5_000;
+  while (srv.server.bus.listeners > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  expect(srv.server.bus.listeners).toBe(0);
 });
 afterAll(async () => {
   await srv?.stop();

@@ -93,27 +93,42 @@ function loadersFor(event: MemoryEventRecord, db: Db): Loaders {
   return loaders;
 }
 
-/** A subscription's events, filtered, each resolved with its event's shared loaders. */
+/**
+ * A subscription's events, filtered, each resolved with its event's shared loaders.
+ * Written as a plain iterator rather than an async generator: a generator's `return()`
+ * waits until its body reaches the next `yield`, so a closed subscription whose filter
+ * matched nothing would hold its stream until some matching event arrived. Here
+ * `return()` stops the stream at once.
+ */
 function subscribeEvents(
   ctx: Context,
   sinceSeq: number | null,
   accept: (e: MemoryEventRecord) => boolean | Promise<boolean>,
-): AsyncIterable<MemoryEventRecord> {
+): AsyncIterableIterator<MemoryEventRecord> {
   const db = readDb(ctx);
   if (sinceSeq !== null && sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
   const source = workspaceEvents(ctx.bus, db, ctx.access.workspaceId, { sinceSeq, ...ctx.realtime });
-  return {
-    async *[Symbol.asyncIterator]() {
-      try {
-        for await (const event of source) {
-          ctx.loaders = loadersFor(event, db);
-          if (await accept(event)) yield event;
-        }
-      } finally {
-        await source.return?.();
+  const done = { done: true, value: undefined } as const;
+  const iterator: AsyncIterableIterator<MemoryEventRecord> = {
+    async next() {
+      while (true) {
+        const next = await source.next();
+        if (next.done) return done;
+        ctx.loaders = loadersFor(next.value, db);
+        if (await accept(next.value)) return next;
       }
     },
+    async return() {
+      await source.return?.();
+      return done;
+    },
+    async throw(error?: unknown) {
+      await source.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => iterator,
   };
+  return iterator;
 }
 
 async function entryMatches(ctx: Context, e: MemoryEventRecord, tag: string | null, kind: EntryKind | null) {
