@@ -16,7 +16,16 @@ export interface Config {
   authRequired: boolean;
   /** Mutations per minute per workspace; null means "mode default", 0 turns it off. */
   rateLimit: number | null;
-  playground: boolean;
+  /** GraphiQL: on, off, or null for the mode default (served in open mode, not with tokens). */
+  playground: boolean | null;
+  /** Exact origins (scheme://host[:port]) allowed to call the API from other web pages; none by default. */
+  corsOrigins: string[];
+  /** The bearer token /metrics requires once the server is in token mode; null turns /metrics off there. */
+  metricsToken: string | null;
+  /** WebSocket connections one token (or, in open mode, one peer address) may hold at once. */
+  maxSocketsPerClient: number;
+  /** Live subscriptions one workspace may hold at once, over every connection and SSE stream. */
+  maxSubscriptionsPerWorkspace: number;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
   introspection: boolean | null;
   production: boolean;
@@ -45,12 +54,39 @@ const envSchema = z.object({
   REDIS_URL: optional,
   SPHERE_AUTH: optional.pipe(z.enum(['required', 'optional']).optional()),
   SPHERE_RATE_LIMIT: optional.pipe(z.coerce.number<string | undefined>().int().min(0).optional()),
-  SPHERE_PLAYGROUND: optional.pipe(z.enum(['on', 'off']).default('on')),
+  SPHERE_PLAYGROUND: optional.pipe(z.enum(['on', 'off']).optional()),
+  SPHERE_CORS_ORIGINS: optional.pipe(
+    z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().refine(isExactOrigin, 'must be exact origins such as https://app.example.com')))
+      .optional(),
+  ),
+  SPHERE_METRICS_TOKEN: optional.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  SPHERE_MAX_SOCKETS_PER_CLIENT: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
+  SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE: optional.pipe(
+    z.coerce.number<string | undefined>().int().min(1).default(10_000),
+  ),
   NODE_ENV: optional,
   LOG_LEVEL: optional.pipe(z.string().default('info')),
 });
 
 export class ConfigError extends Error {}
+
+/** `scheme://host[:port]` and nothing else: no path, no wildcard, never `*` or `null`. */
+function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.toLowerCase();
+  } catch {
+    return false;
+  }
+}
 
 /** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -70,7 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: e.REDIS_URL ?? null,
     authRequired: e.SPHERE_AUTH === 'required',
     rateLimit: e.SPHERE_RATE_LIMIT ?? null,
-    playground: e.SPHERE_PLAYGROUND !== 'off',
+    playground: e.SPHERE_PLAYGROUND === undefined ? null : e.SPHERE_PLAYGROUND === 'on',
+    corsOrigins: e.SPHERE_CORS_ORIGINS ?? [],
+    metricsToken: e.SPHERE_METRICS_TOKEN ?? null,
+    maxSocketsPerClient: e.SPHERE_MAX_SOCKETS_PER_CLIENT,
+    maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,

@@ -22,6 +22,10 @@ export interface Metrics {
   errors: Counter<'operation' | 'code'>;
   recallSeconds: Histogram;
   writeSeconds: Histogram<'operation'>;
+  /** Requests and upgrades refused before any GraphQL ran (Origin, Host, peer), by rule. */
+  requestsRefused: Counter<'reason'>;
+  /** Credentials refused: missing or invalid tokens, and wrong metrics tokens. */
+  authRefused: Counter<'reason'>;
 }
 
 /** The Prometheus registry behind GET /metrics. Gauges are read when scraped. */
@@ -55,6 +59,18 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
       buckets,
       registers: [reg],
     }),
+    requestsRefused: new Counter({
+      name: 'sphere_requests_refused_total',
+      help: 'HTTP requests and WebSocket upgrades refused by the request guard, by rule (listen, peer, host, origin).',
+      labelNames: ['reason'],
+      registers: [reg],
+    }),
+    authRefused: new Counter({
+      name: 'sphere_auth_refused_total',
+      help: 'Credentials refused, by reason (missing, invalid, metrics).',
+      labelNames: ['reason'],
+      registers: [reg],
+    }),
   };
   new Gauge({
     name: 'sphere_write_queue_depth',
@@ -82,20 +98,27 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     },
   });
   new Gauge({
-    name: 'sphere_workspace_database_bytes',
-    help: 'Size of each open workspace database file, WAL included (embedded mode).',
-    labelNames: ['workspace'],
+    name: 'sphere_workspaces_open',
+    help: 'Workspace databases open in this process.',
     registers: [reg],
     async collect() {
-      this.reset();
+      this.set((await registry.opened()).length);
+    },
+  });
+  // One total, never a series per workspace: /metrics must not list workspace names.
+  new Gauge({
+    name: 'sphere_workspace_database_bytes',
+    help: 'Size of the open workspace database files, WAL included, summed (embedded mode).',
+    registers: [reg],
+    async collect() {
+      let bytes = 0;
       for (const ws of await registry.opened()) {
         const loc = registry.locate(ws.id);
         if (!loc.local) continue;
         const path = loc.url.slice('file:'.length);
-        let bytes = 0;
         for (const suffix of ['', '-wal']) bytes += (await stat(path + suffix).catch(() => null))?.size ?? 0;
-        this.set({ workspace: ws.id }, bytes);
       }
+      this.set(bytes);
     },
   });
   return metrics;

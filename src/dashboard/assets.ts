@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { sameHostSockets } from '../server/playground.ts';
 
 /** The dashboard's sources: `web/index.html` and the TypeScript app under `web/src/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -20,19 +21,21 @@ interface Asset {
 }
 
 /**
- * The dashboard talks to `/graphql` on its own origin only; no external URL is ever loaded.
- * Cytoscape sets inline styles on its canvas container, hence `'unsafe-inline'` for styles alone.
+ * The dashboard talks to `/graphql` on its own origin only (HTTP, and WebSockets to the host
+ * it was loaded from); no external URL is ever loaded. Cytoscape sets inline styles on its
+ * canvas container, hence `'unsafe-inline'` for styles alone.
  */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+const csp = (host: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${sameHostSockets(host)}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
@@ -123,7 +126,7 @@ export function createDashboardHandler(
       vary: 'accept-encoding',
     };
     if (path === '/') {
-      headers['content-security-policy'] = CSP;
+      headers['content-security-policy'] = csp(String(req.headers.host ?? ''));
       headers['x-frame-options'] = 'DENY';
     }
     if (req.headers['if-none-match'] === asset.etag) {

@@ -19,7 +19,7 @@ export interface Credentials {
 }
 
 /**
- * Decides who a request is. Once any token exists (or SPHERE_AUTH=required), every
+ * Decides who a request is. Once any token was created (or SPHERE_AUTH=required), every
  * request needs a valid bearer token and the workspace comes from that token alone;
  * before that, loopback open mode takes the workspace from the request.
  */
@@ -32,9 +32,9 @@ export class Authenticator {
     this.#authRequired = opts.authRequired;
   }
 
-  /** True when requests need tokens now. */
+  /** True when requests need tokens: SPHERE_AUTH=required, or a token was ever created. */
   async tokenMode(): Promise<boolean> {
-    return this.#authRequired || (await this.#control.tokensExist());
+    return this.#authRequired || (await this.#control.tokenMode());
   }
 
   async authenticate(creds: Credentials): Promise<Access> {

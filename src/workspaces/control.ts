@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@libsql/client';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import { migrateConcurrently, openClient, WORKSPACE_ID } from '../db/client.ts';
@@ -33,13 +33,18 @@ export interface AuditEntry {
 
 /** How often a token's last-used time is written at most. */
 const LAST_USED_EVERY_MS = 60_000;
-/** How long "do any tokens exist" is remembered: token creation by the CLI shows within this. */
+/** How long the mode is remembered: a token created or reset by the CLI shows within this. */
 const MODE_CACHE_MS = 1_000;
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 /** `ms_<16 hex id>_<43 base64url secret>`: the id finds the row, the hash proves the secret. */
 const TOKEN_FORMAT = /^ms_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+/** The id part of a token, for logs: never the secret; "unknown" when it is not a token of ours. */
+export function tokenIdOf(token: string): string {
+  return TOKEN_FORMAT.exec(token)?.[1] ?? 'unknown';
+}
 
 export interface ControlLocation {
   dataDir: string;
@@ -58,6 +63,7 @@ export class ControlStore {
   readonly #clock: () => number;
   readonly #lastUsedWritten = new Map<string, number>();
   #tokensExist: { value: boolean; at: number } | null = null;
+  #tokenMode: { value: boolean; at: number } | null = null;
   #writes: Promise<unknown> = Promise.resolve();
 
   private constructor(client: Client, clock: () => number) {
@@ -101,6 +107,7 @@ export class ControlStore {
       await this.#db.insert(tokens).values({ id, hash: sha256(token), workspace, role, label, createdAt: now });
     });
     this.#tokensExist = null;
+    this.#tokenMode = { value: true, at: now };
     return { id, token };
   }
 
@@ -129,6 +136,39 @@ export class ControlStore {
     const [row] = await this.#db.select({ id: tokens.id }).from(tokens).where(isNull(tokens.revokedAt)).limit(1);
     this.#tokensExist = { value: row !== undefined, at: now };
     return row !== undefined;
+  }
+
+  /**
+   * True once any token has been created, revoked ones included: from then on every
+   * request needs a token. Revoking the last token never opens the server again; only
+   * `resetToOpen` (an operator's deliberate step) does.
+   */
+  async tokenMode(): Promise<boolean> {
+    const now = this.#clock();
+    if (this.#tokenMode && now - this.#tokenMode.at < MODE_CACHE_MS) return this.#tokenMode.value;
+    const [row] = await this.#db.select({ id: tokens.id }).from(tokens).limit(1);
+    this.#tokenMode = { value: row !== undefined, at: now };
+    return row !== undefined;
+  }
+
+  /** The mode as last read, without waiting for the database (null before the first read). */
+  get knownTokenMode(): boolean | null {
+    return this.#tokenMode?.value ?? null;
+  }
+
+  /**
+   * Returns the server to open mode by deleting every revoked token. Refuses (returns the
+   * count of live tokens) while any token is unrevoked, so no credential in use is dropped.
+   */
+  async resetToOpen(): Promise<{ live: number; removed: number }> {
+    return this.#write(async () => {
+      const live = await this.#db.select({ id: tokens.id }).from(tokens).where(isNull(tokens.revokedAt));
+      if (live.length > 0) return { live: live.length, removed: 0 };
+      const removed = await this.#db.delete(tokens).where(isNotNull(tokens.revokedAt)).returning({ id: tokens.id });
+      this.#tokenMode = null;
+      this.#tokensExist = null;
+      return { live: 0, removed: removed.length };
+    });
   }
 
   /** The access a bearer token grants, or null when it is unknown, malformed or revoked. */

@@ -6,12 +6,19 @@ export const TOKEN_USAGE = `  token create --workspace W --role agent|reader|mai
                              issue a token: prints "id: <token id>", then the token alone as the last
                              line (shown once; only its hash is stored)
   token list [--json]        list tokens (never the tokens themselves)
-  token revoke <token id>    revoke a token at once, for HTTP and open WebSockets alike`;
+  token revoke <token id>    revoke a token at once, for HTTP, WebSockets and SSE streams alike
+  token reset --open         return to open mode (loopback only, no tokens): deletes every revoked
+                             token; refused while any token is unrevoked`;
 
 export class TokenUsageError extends Error {}
 
 /** `mini-sphere token …`; returns the exit status. */
-export async function runTokenCommand(args: string[], config: Config, out: NodeJS.WritableStream): Promise<number> {
+export async function runTokenCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const [sub, ...rest] = args;
   const parse = <O extends Record<string, { type: 'string' | 'boolean' }>>(options: O, positionals: number) => {
     let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -40,7 +47,14 @@ export async function runTokenCommand(args: string[], config: Config, out: NodeJ
           throw new TokenUsageError(`token create needs --role ${ROLES.join('|')}`);
         }
         const label = typeof values.label === 'string' ? values.label : null;
+        const first = !(await store.tokenMode());
         const { id, token } = await store.createToken(workspace, role as Role, label);
+        if (first) {
+          err.write(
+            'The server is in token mode from now on: running servers require a bearer token on every request ' +
+              '(within a second), and stay so when tokens are revoked (see `token reset --open`).\n',
+          );
+        }
         out.write(`id: ${id}\n${token}\n`);
         return 0;
       }
@@ -69,6 +83,19 @@ export async function runTokenCommand(args: string[], config: Config, out: NodeJ
           return 1;
         }
         out.write(`revoked ${id}\n`);
+        return 0;
+      }
+      case 'reset': {
+        const { values } = parse({ open: { type: 'boolean' } }, 0);
+        if (!values.open) throw new TokenUsageError('token reset needs --open (it returns the server to open mode)');
+        const { live, removed } = await store.resetToOpen();
+        if (live > 0) {
+          out.write(`${live} token(s) are not revoked; revoke them first (token list, token revoke <id>)\n`);
+          return 1;
+        }
+        out.write(
+          `removed ${removed} revoked token(s); servers are in open mode again (loopback only, no tokens) within a second\n`,
+        );
         return 0;
       }
       default:

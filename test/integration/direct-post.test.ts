@@ -65,7 +65,7 @@ const op = (query: string, variables?: Record<string, unknown>) => JSON.stringif
 describe('plain JSON POSTs answered directly', () => {
   let pair: Pair;
   beforeAll(async () => {
-    pair = await startPair();
+    pair = await startPair({ corsOrigins: ['http://example.test'] });
   });
   afterAll(() => stopPair(pair));
 

@@ -42,7 +42,10 @@ describe('metrics and logs', () => {
     );
     expect(after.get('sphere_graphql_errors_total{operation="append",code="NOT_FOUND"}')).toBe(1);
     expect(after.get('sphere_events_published_total')).toBeGreaterThanOrEqual(1);
-    expect(after.get('sphere_workspace_database_bytes{workspace="obs"}')).toBeGreaterThan(0);
+    expect(after.get('sphere_workspace_database_bytes')).toBeGreaterThan(0);
+    expect(after.get('sphere_workspaces_open')).toBeGreaterThanOrEqual(1);
+    // Workspace names are never listed.
+    expect([...after.keys()].some((k) => k.includes('obs'))).toBe(false);
     expect(after.has('sphere_write_queue_depth')).toBe(true);
     expect(after.has('sphere_subscriptions_open')).toBe(true);
   });
