@@ -36,13 +36,13 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     registry: reg,
     requests: new Counter({
       name: 'sphere_graphql_requests_total',
-      help: 'GraphQL operations executed, by operation name and type.',
+      help: 'GraphQL operations executed, by first root field and operation type.',
       labelNames: ['operation', 'type'],
       registers: [reg],
     }),
     errors: new Counter({
       name: 'sphere_graphql_errors_total',
-      help: 'GraphQL errors returned, by operation name and extensions.code.',
+      help: 'GraphQL errors returned, by first root field and extensions.code.',
       labelNames: ['operation', 'code'],
       registers: [reg],
     }),
@@ -151,6 +151,9 @@ export function useObservability(logger: Logger, metrics: Metrics): Plugin<Conte
       const started = performance.now();
       const ctx = args.contextValue as Partial<Context>;
       const op = operationName(args);
+      // Metric labels take the first root field, which the schema bounds; an operation name
+      // is the client's free text and would let any client grow /metrics without limit.
+      const field = rootFields(args.document)[0] ?? 'anonymous';
       const type =
         (
           args.document.definitions.find((d: { kind: string }) => d.kind === 'OperationDefinition') as {
@@ -161,15 +164,15 @@ export function useObservability(logger: Logger, metrics: Metrics): Plugin<Conte
       return {
         onExecuteDone({ result }) {
           const seconds = (performance.now() - started) / 1000;
-          metrics.requests.inc({ operation: op, type });
-          if (type === 'mutation') metrics.writeSeconds.observe({ operation: op }, seconds);
+          metrics.requests.inc({ operation: field, type });
+          if (type === 'mutation') metrics.writeSeconds.observe({ operation: field }, seconds);
           if (rootFields(args.document).includes('recall')) metrics.recallSeconds.observe(seconds);
           // Errors are masked after this hook; the code a client will see is the masked one.
           const errors = ('errors' in result ? ((result.errors ?? []) as GraphQLError[]) : []).map(
             (e) => maskError(e, e.message) as GraphQLError,
           );
           for (const e of errors)
-            metrics.errors.inc({ operation: op, code: String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
+            metrics.errors.inc({ operation: field, code: String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
           logger.info(
             {
               requestId,

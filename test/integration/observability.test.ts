@@ -47,6 +47,9 @@ describe('metrics and logs', () => {
     // Workspace names are never listed.
     expect([...after.keys()].some((k) => k.includes('obs'))).toBe(false);
     expect(after.has('sphere_write_queue_depth')).toBe(true);
+    // Operation names are the client's free text: labels never carry them.
+    await t.gqlOk('query Cardinality4711 { count }', {}, { workspace: 'obs' });
+    expect([...(await scrape()).keys()].some((k) => k.includes('Cardinality4711'))).toBe(false);
     expect(after.has('sphere_subscriptions_open')).toBe(true);
   });
 });
