@@ -23,6 +23,7 @@ import { Cap, onIteratorEnd } from './server/caps.ts';
 import { useCsrfPrevention } from './server/csrf.ts';
 import { checkRequest, corsAllowed, type Refusal, refusalBody } from './server/guard.ts';
 import { createPlayground } from './server/playground.ts';
+import { useCodedRefusals } from './server/refusals.ts';
 import { rateLimitedSubscription, useSseSubscriptionGuards } from './server/subscriptions.ts';
 import type { Access } from './workspaces/access.ts';
 import { Authenticator, type Credentials, isLoopback } from './workspaces/auth.ts';
@@ -234,6 +235,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         : false;
     },
     plugins: [
+      useCodedRefusals(),
       useObservability(logger, metrics),
       useErrorCodes(),
       useCsrfPrevention(['x-graphql-yoga-csrf', 'x-workspace', 'authorization']),

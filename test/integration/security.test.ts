@@ -201,6 +201,25 @@ describe('open mode refuses other web pages and rebound host names', () => {
     expect(JSON.parse(res.body).errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
+  it('gives every refusal a code', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cases: [string, RequestInit][] = [
+      ['/nope', {}],
+      ['/health', { method: 'POST' }],
+      ['/graphql', { method: 'PUT', body: '{}', headers: json }],
+      ['/graphql', { method: 'POST', body: 'not json', headers: json }],
+      ['/graphql', { method: 'POST', body: '{"query":"{count}"}', headers: { 'content-type': 'application/xml' } }],
+      ['/graphql', { method: 'POST', body: '{"query":"{count}"}', headers: { ...json, accept: 'image/png' } }],
+      ['/graphql', { method: 'POST', body: '[]', headers: json }],
+    ];
+    for (const [path, init] of cases) {
+      const res = await fetch(t.origin + path, init);
+      expect(res.status, `${init.method ?? 'GET'} ${path}`).toBeGreaterThanOrEqual(400);
+      const body = (await res.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]?.extensions.code, `${init.method ?? 'GET'} ${path}`).toMatch(/^[A-Z_]+$/);
+    }
+  });
+
   it('checks the peer and listening address on every request, not only at start', () => {
     const input = (peer: string, address = '127.0.0.1') => ({
       headers: { host: '127.0.0.1:4000' },
