@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { buildServer } from '../src/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import {
   Bm25Index,
   type Conversation,

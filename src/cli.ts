@@ -44,7 +44,7 @@ Exit status: 0 success, 1 failure or problems found, 2 bad usage.
 async function serve(): Promise<void> {
   // Loaded on demand: the server's module graph is most of the CLI's start-up time, and
   // maintenance commands run from cron do not need it.
-  const { buildServer } = await import('./server.ts');
+  const { buildServer } = await import('./server/server.ts');
   const config = loadConfig();
   const server = buildServer(config);
   const { url } = await server.start();

@@ -151,11 +151,6 @@ export class ControlStore {
     return row !== undefined;
   }
 
-  /** The mode as last read, without waiting for the database (null before the first read). */
-  get knownTokenMode(): boolean | null {
-    return this.#tokenMode?.value ?? null;
-  }
-
   /**
    * Returns the server to open mode by deleting every revoked token. Refuses (returns the
    * count of live tokens) while any token is unrevoked, so no credential in use is dropped.

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDashboardHandler } from '../../src/dashboard/assets.ts';
+import { createDashboardHandler } from '../../src/server/dashboard.ts';
 
 // The asset handler alone, in front of a stand-in for Yoga that answers 404 with "next".
 let server: Server;

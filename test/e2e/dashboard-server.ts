@@ -3,8 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createDashboardHandler } from '../../src/dashboard/assets.ts';
-import { buildServer, type MiniSphereServer } from '../../src/server.ts';
+import { createDashboardHandler } from '../../src/server/dashboard.ts';
+import { buildServer, type MiniSphereServer } from '../../src/server/server.ts';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

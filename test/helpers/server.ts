@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { buildServer, type MiniSphereServer, type ServerDeps } from '../../src/server.ts';
+import { buildServer, type MiniSphereServer, type ServerDeps } from '../../src/server/server.ts';
 
 /** One GraphQL error as a client receives it. */
 export interface GqlError {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { buildServer } from '../../src/server.ts';
+import { buildServer } from '../../src/server/server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { collect, settle, wsClient } from '../helpers/ws.ts';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
-import { createDirectPost, negotiate } from '../../src/graphql/direct-post.ts';
+import { createDirectPost, negotiate } from '../../src/server/direct-post.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { classifyVolatility } from '../../src/memory/staleness.ts';
-import { buildServer, type MiniSphereServer } from '../../src/server.ts';
+import { buildServer, type MiniSphereServer } from '../../src/server/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /** A parsed response or row: its shape is what the assertions check. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamStats } from '../../src/events/bus.ts';
-import { Multicast } from '../../src/events/multicast.ts';
+import { Multicast } from '../../src/server/multicast.ts';
 
 /** A source whose values the test pushes, recording whether it was closed. */
 function pushSource() {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { type GraphQLParams, processRegularResult, type YogaServerInstance } from 'graphql-yoga';
-import type { Context } from './context.ts';
+import type { Context } from '../graphql/context.ts';
 
 /**
  * Plain JSON POSTs, the requests agents send, answered without wrapping the node request and

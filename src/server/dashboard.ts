@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { sameHostSockets } from '../server/playground.ts';
+import { sameHostSockets } from './playground.ts';
 
 /** The dashboard's sources: `web/index.html` and the TypeScript app under `web/src/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { StreamStats } from './bus.ts';
+import type { StreamStats } from '../events/bus.ts';
 
 /** What a subscription yields, as graphql-ws consumes it. */
 type Result = unknown;

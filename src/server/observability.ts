@@ -4,10 +4,10 @@ import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type Logger, pino } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EventBus } from './events/bus.ts';
-import type { Context } from './graphql/context.ts';
-import { maskError } from './graphql/errors.ts';
-import type { WorkspaceRegistry } from './workspaces/registry.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { Context } from '../graphql/context.ts';
+import { maskError } from '../graphql/errors.ts';
+import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 
 export type { Logger };
 

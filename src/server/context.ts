@@ -1,0 +1,145 @@
+import type { IncomingMessage } from 'node:http';
+import type { YogaInitialContext } from 'graphql-yoga';
+import type { Config } from '../config.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { Context } from '../graphql/context.ts';
+import { createLoaders } from '../graphql/loaders.ts';
+import { DomainError } from '../memory/errors.ts';
+import type { Access } from '../workspaces/access.ts';
+import { Authenticator, type Credentials } from '../workspaces/auth.ts';
+import { type ControlStore, tokenIdOf } from '../workspaces/control.ts';
+import { RateLimiter } from '../workspaces/rate-limit.ts';
+import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import type { Logger, Metrics } from './observability.ts';
+
+/** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
+export const DEFAULT_TOKEN_RATE_LIMIT = 6_000;
+
+/** What graphql-ws passes as the envelop's initial context, beside Yoga's. */
+export type InitialContext = Partial<YogaInitialContext> & {
+  connectionParams?: Readonly<Record<string, unknown>>;
+  /** The node request: Yoga's and the direct path's `req`, graphql-ws's `extra.request`. */
+  req?: IncomingMessage;
+};
+
+/** The token in an `Authorization: Bearer <token>` value. */
+export function bearerOf(authorization: unknown): string | undefined {
+  return typeof authorization === 'string' ? /^Bearer\s+(\S+)/i.exec(authorization)?.[1] : undefined;
+}
+
+function credentialsOf(initial: InitialContext): Credentials {
+  if (initial.connectionParams) {
+    return { authorization: initial.connectionParams.authorization, workspace: initial.connectionParams.workspace };
+  }
+  return {
+    authorization: initial.request?.headers.get('authorization'),
+    workspace: initial.request?.headers.get('x-workspace'),
+  };
+}
+
+/**
+ * Who is calling, for every transport: the mode (open or token, a state of the control
+ * store), authentication with refused credentials logged and counted (token id or
+ * "unknown", never the token), and the per-request GraphQL context.
+ */
+export class Gatekeeper {
+  readonly #control: () => Promise<ControlStore>;
+  readonly #authRequired: boolean;
+  readonly #logger: Logger;
+  readonly #metrics: Metrics;
+  #authenticator: Promise<Authenticator> | null = null;
+  #known: boolean;
+
+  constructor(opts: {
+    control: () => Promise<ControlStore>;
+    authRequired: boolean;
+    logger: Logger;
+    metrics: Metrics;
+  }) {
+    this.#control = opts.control;
+    this.#authRequired = opts.authRequired;
+    this.#logger = opts.logger;
+    this.#metrics = opts.metrics;
+    this.#known = opts.authRequired;
+  }
+
+  #auth(): Promise<Authenticator> {
+    this.#authenticator ??= this.#control().then((c) => new Authenticator(c, { authRequired: this.#authRequired }));
+    this.#authenticator.catch(() => {
+      this.#authenticator = null;
+    });
+    return this.#authenticator;
+  }
+
+  /** True when requests need tokens (SPHERE_AUTH=required, or a token was ever created). */
+  async tokenMode(): Promise<boolean> {
+    this.#known = await (await this.#auth()).tokenMode();
+    return this.#known;
+  }
+
+  /**
+   * The mode as last read, without waiting: every request and upgrade reads the mode
+   * before anything else, so this is at most that read old.
+   */
+  get knownTokenMode(): boolean {
+    return this.#known;
+  }
+
+  async authenticate(creds: Credentials, peer: string | undefined): Promise<Access> {
+    try {
+      return await (await this.#auth()).authenticate(creds);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') this.refused(creds.authorization, peer);
+      throw error;
+    }
+  }
+
+  /** Logs and counts refused credentials; `reason` says which (a missing or invalid token, metrics). */
+  refused(authorization: unknown, peer: string | undefined, reason?: string): void {
+    const presented = typeof authorization === 'string' && authorization !== '';
+    const why = reason ?? (presented ? 'invalid' : 'missing');
+    this.#metrics.authRefused.inc({ reason: why });
+    this.#logger[presented ? 'warn' : 'info'](
+      { tokenId: presented ? tokenIdOf(bearerOf(authorization) ?? '') : null, peer, reason: why },
+      'credentials refused',
+    );
+  }
+
+  /** Whether `token` still grants `access` (a revoked token does not). */
+  async stillValid(access: Access, token: string): Promise<boolean> {
+    const now = await (await this.#control()).verify(token);
+    return now?.tokenId === access.tokenId;
+  }
+}
+
+export interface ContextDeps {
+  gate: Gatekeeper;
+  registry: WorkspaceRegistry;
+  control: () => Promise<ControlStore>;
+  bus: EventBus;
+  realtime: Context['realtime'];
+  clock: () => number;
+  config: Pick<Config, 'rateLimit'>;
+}
+
+/** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
+export function createContextFactory(deps: ContextDeps): (initial: InitialContext) => Promise<Context> {
+  const rateLimiter = new RateLimiter(deps.clock);
+  return async (initial) => {
+    const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
+    const workspace = await deps.registry.get(access.workspaceId);
+    const store = await deps.control();
+    const rateLimit = deps.config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
+    return {
+      access,
+      workspace,
+      loaders: createLoaders(workspace.db),
+      bus: deps.bus,
+      realtime: deps.realtime,
+      now: deps.clock,
+      takeWriteQuota: () => rateLimiter.take(access.workspaceId, rateLimit),
+      audit: (action, details) =>
+        store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
+    };
+  };
+}

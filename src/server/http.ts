@@ -1,0 +1,180 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.ts';
+import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import type { Gatekeeper } from './context.ts';
+import { createDashboardHandler } from './dashboard.ts';
+import { createDirectPost } from './direct-post.ts';
+import { checkRequest, type Refusal, refusalBody } from './guard.ts';
+import type { Logger, Metrics } from './observability.ts';
+import { createPlayground } from './playground.ts';
+import { GRAPHQL_PATH, type Yoga } from './yoga.ts';
+
+/** Largest accepted request body and WebSocket message. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function sendJsonError(res: ServerResponse, status: number, message: string, code: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+  res.end(refusalBody({ message, code }));
+}
+
+export const CONTROL_UNAVAILABLE = 'the control database cannot be read right now; retry later';
+
+export interface HttpDeps {
+  config: Pick<Config, 'host' | 'port' | 'corsOrigins' | 'metricsToken' | 'playground'>;
+  yoga: Yoga;
+  gate: Gatekeeper;
+  registry: WorkspaceRegistry;
+  /** Answers for the control database in /health. */
+  controlHealthy: () => Promise<unknown>;
+  logger: Logger;
+  metrics: Metrics;
+  /** Answer plain JSON POSTs without fetch-API objects (see direct-post.ts). */
+  directPost: boolean;
+  /** Where the server listens, once it does. */
+  address: () => AddressInfo | null;
+}
+
+export interface HttpHandler {
+  listener: RequestListener;
+  /** The request guard, for WebSocket upgrades too: null means go on. */
+  admit(req: IncomingMessage): Promise<Refusal | null>;
+  /** HTTP requests being answered now. */
+  readonly inFlight: number;
+}
+
+async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> {
+  const open = await deps.registry.opened();
+  const checks = await Promise.allSettled([deps.controlHealthy(), ...open.map((ws) => ws.client.execute('SELECT 1'))]);
+  // A workspace whose database could not be opened lately counts as failing too.
+  const failed = checks.filter((c) => c.status === 'rejected').length + deps.registry.recentFailures().length;
+  res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
+}
+
+/** /metrics: open on loopback in open mode; with tokens, only for SPHERE_METRICS_TOKEN, or off. */
+async function answerMetrics(deps: HttpDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { config, gate, metrics } = deps;
+  if (gate.knownTokenMode) {
+    if (!config.metricsToken) {
+      sendJsonError(res, 404, 'metrics are off in token mode; set SPHERE_METRICS_TOKEN to serve them', 'NOT_FOUND');
+      return;
+    }
+    const given = Buffer.from(String(req.headers.authorization ?? ''));
+    const wanted = Buffer.from(`Bearer ${config.metricsToken}`);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+      gate.refused(req.headers.authorization, req.socket.remoteAddress, 'metrics');
+      sendJsonError(res, 401, 'metrics need Authorization: Bearer $SPHERE_METRICS_TOKEN', 'UNAUTHENTICATED');
+      return;
+    }
+  }
+  const text = await metrics.registry.metrics();
+  res.writeHead(200, { 'content-type': metrics.registry.contentType });
+  res.end(text);
+}
+
+/** Bodies are bounded before anything reads them: a stated length over the cap is refused at once, and none at all is not accepted. */
+function refuseBody(req: IncomingMessage, res: ServerResponse): boolean {
+  const length = req.headers['content-length'];
+  if (length === undefined) {
+    sendJsonError(res, 411, 'a Content-Length header is required', 'BAD_USER_INPUT');
+    return true;
+  }
+  if (Number(length) > MAX_BODY_BYTES) {
+    sendJsonError(res, 413, `request body is larger than ${MAX_BODY_BYTES} bytes`, 'BAD_USER_INPUT');
+    return true;
+  }
+  return false;
+}
+
+const DASHBOARD_PATHS = new Set(['/', '/index.html', '/app.js', '/app.css']);
+
+/** Routes an admitted request: /health, /metrics, the dashboard, GraphiQL, then GraphQL itself. */
+function createRouter(deps: HttpDeps): RequestListener {
+  const { config, yoga, gate, logger } = deps;
+  const dashboard = createDashboardHandler({ onBuildError: (err) => logger.error({ err }, 'dashboard build failed') });
+  const playground = createPlayground({ endpoint: GRAPHQL_PATH, title: 'Mini-Sphere' });
+  const direct = deps.directPost
+    ? createDirectPost(yoga, { path: GRAPHQL_PATH, onError: (err) => logger.error({ err }, 'unexpected error') })
+    : null;
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+      void answerHealth(deps, res);
+    } else if (path === '/metrics' && req.method === 'GET') {
+      void answerMetrics(deps, req, res);
+    } else if (DASHBOARD_PATHS.has(path)) {
+      void dashboard(req, res).then((served) => {
+        if (!served) void yoga.requestListener(req, res);
+      });
+    } else if (playground.wants(req)) {
+      // GraphiQL: SPHERE_PLAYGROUND, else on in open mode and off with tokens.
+      if (config.playground ?? !gate.knownTokenMode) playground.serve(req, res);
+      else sendJsonError(res, 404, 'the playground is off in token mode; set SPHERE_PLAYGROUND=on', 'NOT_FOUND');
+    } else if (req.method === 'POST' && refuseBody(req, res)) {
+      // Answered.
+    } else if (req.method === 'POST' && direct?.accepts(req)) {
+      void direct.handle(req, res);
+    } else {
+      void yoga.requestListener(req, res);
+    }
+  };
+}
+
+/**
+ * The request guard as the server applies it to every request and upgrade: the mode is
+ * read from the control store (cached for a second), then the peer, Host and Origin are
+ * checked against it; refusals are logged and counted. Null means go on.
+ */
+function createAdmission(deps: HttpDeps): (req: IncomingMessage) => Promise<Refusal | null> {
+  const { config, gate, logger, metrics } = deps;
+  return async (req) => {
+    const listening = deps.address();
+    const refusal = checkRequest(
+      {
+        headers: req.headers,
+        peer: req.socket.remoteAddress,
+        listening: { address: listening?.address ?? config.host, port: listening?.port ?? config.port },
+      },
+      await gate.tokenMode(),
+      config.corsOrigins,
+    );
+    if (refusal) {
+      metrics.requestsRefused.inc({ reason: refusal.reason });
+      logger.warn(
+        { peer: req.socket.remoteAddress, reason: refusal.reason, host: req.headers.host, origin: req.headers.origin },
+        'request refused',
+      );
+    }
+    return refusal;
+  };
+}
+
+/** HTTP: every request passes the request guard, then the router. */
+export function createHttpHandler(deps: HttpDeps): HttpHandler {
+  const route = createRouter(deps);
+  const admit = createAdmission(deps);
+  let inFlight = 0;
+  const listener: RequestListener = (req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    admit(req).then(
+      (refusal) => {
+        if (refusal) sendJsonError(res, refusal.status, refusal.message, refusal.code);
+        else route(req, res);
+      },
+      (err: unknown) => {
+        deps.logger.error({ err }, 'control database unavailable');
+        sendJsonError(res, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE');
+      },
+    );
+  };
+  return {
+    listener,
+    admit,
+    get inFlight() {
+      return inFlight;
+    },
+  };
+}

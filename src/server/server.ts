@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.ts';
+import type { QueryListener } from '../db/client.ts';
+import { EventBus } from '../events/bus.ts';
+import { createRedisTarget } from '../events/redis.ts';
+import { isLoopback } from '../workspaces/auth.ts';
+import { ControlStore } from '../workspaces/control.ts';
+import { WorkspaceRegistry } from '../workspaces/registry.ts';
+import { Cap } from './caps.ts';
+import { createContextFactory, Gatekeeper } from './context.ts';
+import { createHttpHandler } from './http.ts';
+import { Multicast } from './multicast.ts';
+import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { attachWebSockets } from './ws.ts';
+import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
+
+/** How long shutdown waits for in-flight HTTP requests before cutting them. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface MiniSphereServer {
+  /** Listens on the configured host and port (0 picks a free port). */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops taking requests, finishes in-flight writes, closes every socket (1001) and database. */
+  stop(): Promise<void>;
+  readonly registry: WorkspaceRegistry;
+  readonly bus: EventBus;
+  readonly http: Server;
+  /** The control database (tokens, audit log), opened on first use. */
+  control(): Promise<ControlStore>;
+}
+
+export interface ServerDeps {
+  /** Where events travel between the writer and subscribers (Redis fans them out across instances). */
+  bus?: EventBus;
+  clock?: () => number;
+  /** Sees every SQL statement run through drizzle. */
+  onQuery?: QueryListener;
+  logger?: Logger;
+  /** Answer plain JSON POSTs without fetch-API objects (default true); false sends all through Yoga. */
+  directPost?: boolean;
+}
+
+/** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
+export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
+  const clock = deps.clock ?? Date.now;
+  const redis = !deps.bus && config.redisUrl ? createRedisTarget(config.redisUrl) : null;
+  const bus = deps.bus ?? new EventBus(redis?.target);
+  // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
+  const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
+  const onCommit = (events: Parameters<EventBus['publish']>[0]) => bus.publish(events);
+  const registry = new WorkspaceRegistry({
+    dataDir: config.dataDir,
+    dbUrl: config.dbUrl,
+    dbAuthToken: config.dbAuthToken,
+    clock,
+    onQuery: deps.onQuery,
+    onCommit,
+  });
+  let controlStore: Promise<ControlStore> | null = null;
+  const control = () => {
+    controlStore ??= ControlStore.open(config, clock);
+    controlStore.catch(() => {
+      controlStore = null;
+    });
+    return controlStore;
+  };
+  const logger = deps.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics(registry, bus);
+  const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
+  const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
+  const createContext = createContextFactory({ gate, registry, control, bus, realtime, clock, config });
+  const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics });
+  const controlHealthy = () => control().then((c) => c.tokensExist());
+  const address = () => http.address() as AddressInfo | null;
+  const directPost = deps.directPost !== false;
+  const handler = createHttpHandler({
+    config,
+    yoga,
+    gate,
+    registry,
+    controlHealthy,
+    logger,
+    metrics,
+    directPost,
+    address,
+  });
+  const http = createServer(handler.listener);
+  const multicast = new Multicast(bus.streams, realtime.bufferMax);
+  const sockets = new Cap(config.maxSocketsPerClient);
+  const ws = attachWebSockets(http, { yoga, gate, multicast, sockets, subscriptions, admit: handler.admit });
+
+  let stopping: Promise<void> | null = null;
+  return {
+    registry,
+    bus,
+    http,
+    control,
+    start: async () => {
+      if (!isLoopback(config.host) && !(await gate.tokenMode())) {
+        throw new Error(
+          `refusing to listen on ${config.host} without tokens: open mode is for loopback only. ` +
+            'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
+        );
+      }
+      return new Promise((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(config.port, config.host, () => {
+          http.off('error', reject);
+          const { port } = http.address() as AddressInfo;
+          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
+        });
+      });
+    },
+    stop: () => {
+      stopping ??= (async () => {
+        // Stop taking connections, tell every WebSocket client we are going away (1001),
+        // let in-flight requests finish (their writes commit and are answered), then close.
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        await ws.dispose();
+        http.closeIdleConnections();
+        const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+        while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await registry.close();
+        http.closeAllConnections();
+        await closed;
+        await redis?.close();
+        if (controlStore) (await controlStore.catch(() => null))?.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,251 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  GraphQLError,
+  getOperationAST,
+  Kind,
+  type OperationDefinitionNode,
+  visit,
+} from 'graphql';
+import type { Context as WsContext } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Context } from '../graphql/context.ts';
+import { maskError } from '../graphql/errors.ts';
+import { DomainError } from '../memory/errors.ts';
+import type { Access } from '../workspaces/access.ts';
+import { type Cap, onIteratorEnd } from './caps.ts';
+import { bearerOf, type Gatekeeper } from './context.ts';
+import { type Refusal, refusalBody } from './guard.ts';
+import { CONTROL_UNAVAILABLE, MAX_BODY_BYTES } from './http.ts';
+import type { Multicast } from './multicast.ts';
+import { rateLimitedSubscription } from './subscriptions.ts';
+import { GRAPHQL_PATH, TOKEN_RECHECK_MS, type Yoga } from './yoga.ts';
+
+/** Subscriptions one WebSocket connection may hold at once. */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
+export interface WsDeps {
+  yoga: Yoga;
+  gate: Gatekeeper;
+  multicast: Multicast;
+  /** Sockets per token (open mode: per peer address), and live subscriptions per workspace. */
+  sockets: Cap;
+  subscriptions: Cap;
+  admit: (req: IncomingMessage) => Promise<Refusal | null>;
+}
+
+/** What onSubscribe hands to execute/subscribe through graphql-ws's rootValue. */
+interface Prepared {
+  execute: (args: ExecutionArgs) => unknown;
+  subscribe: (args: ExecutionArgs) => unknown;
+  shareKey: string | null;
+  release: () => void;
+}
+
+/** Answers an upgrade request with an HTTP error and no socket. */
+function rejectUpgrade(socket: Socket, status: number, message: string, code: string): void {
+  const body = refusalBody({ message, code });
+  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Service Unavailable';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Whether a subscription depends on where its subscriber stands: one that replays the log
+ * (a `sinceSeq` argument that is given) runs alone; live ones can share one execution.
+ */
+export function replays(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): boolean {
+  let found = false;
+  visit(operation, {
+    Argument(node) {
+      if (node.name.value !== 'sinceSeq') return;
+      const value = node.value;
+      if (value.kind === Kind.NULL) return;
+      if (value.kind === Kind.VARIABLE && variables[value.name.value] == null) return;
+      found = true;
+    },
+  });
+  return found;
+}
+
+/** The key identical live subscriptions of one workspace and role share, or null to run alone. */
+function shareKeyOf(
+  document: DocumentNode,
+  params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
+  access: Access,
+): string | null {
+  const operation = getOperationAST(document, params.operationName);
+  if (!operation || operation.operation !== 'subscription') return null;
+  if (replays(operation, params.variables ?? {})) return null;
+  return JSON.stringify([
+    access.workspaceId,
+    access.role,
+    params.operationName ?? null,
+    params.query,
+    params.variables ?? {},
+  ]);
+}
+
+/**
+ * WebSockets (graphql-ws) on the GraphQL path. Upgrades pass the request guard; each
+ * connection authenticates once, counts against its client's socket cap, and closes
+ * (4403) within a second of its token's revocation; operations run through Yoga's
+ * envelop, so they get the same context, limits and masking as HTTP.
+ */
+export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void | Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if ((req.url ?? '/').split('?')[0] !== GRAPHQL_PATH) {
+      rejectUpgrade(socket, 404, `WebSockets are served at ${GRAPHQL_PATH}`, 'NOT_FOUND');
+      return;
+    }
+    deps.admit(req).then(
+      (refusal) => {
+        if (refusal) rejectUpgrade(socket, refusal.status, refusal.message, refusal.code);
+        else wss.handleUpgrade(req, socket, head, (client) => wss.emit('connection', client, req));
+      },
+      () => rejectUpgrade(socket, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE'),
+    );
+  });
+  return useServer<Record<string, unknown>>(
+    {
+      execute: (args) => (args.rootValue as Prepared).execute(args) as never,
+      subscribe: (args) => subscribeShared(deps, args) as never,
+      connectionInitWaitTimeout: 5_000,
+      onConnect: (ctx) => connect(deps, ctx),
+      onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
+    },
+    wss,
+  );
+}
+
+type Ctx = WsContext<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>;
+
+/**
+ * What each socket holds (its place under the socket cap, its subscriptions' places), given
+ * back when it closes, whatever else ended them.
+ */
+const held = new WeakMap<WebSocket, Set<() => void>>();
+function releaseOnClose(socket: WebSocket, release: () => void): void {
+  let set = held.get(socket);
+  if (!set) {
+    const releases = new Set<() => void>();
+    set = releases;
+    held.set(socket, releases);
+    socket.once('close', () => {
+      for (const r of releases) r();
+    });
+  }
+  set.add(release);
+}
+
+async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
+  const params = ctx.connectionParams ?? {};
+  const socket = ctx.extra.socket;
+  const peer = ctx.extra.request.socket.remoteAddress;
+  let access: Access;
+  try {
+    access = await deps.gate.authenticate({ authorization: params.authorization, workspace: params.workspace }, peer);
+  } catch (error) {
+    // No valid credentials: graphql-ws closes with 4403 Forbidden. Anything else (a bad
+    // workspace id) is reported on each operation with its code.
+    return !(error instanceof DomainError && error.code === 'UNAUTHENTICATED');
+  }
+  // Sockets per token, or per peer address in open mode: one client cannot hold them all.
+  const release = deps.sockets.acquire(access.tokenId ? `token:${access.tokenId}` : `peer:${peer}`);
+  if (!release) {
+    socket.close(4429, `Too many connections: at most ${deps.sockets.max} per client`);
+    return false;
+  }
+  releaseOnClose(socket, release);
+  const token = bearerOf(params.authorization);
+  if (access.tokenId && token) {
+    // A revoked token loses its open sockets too, within a second.
+    const timer = setInterval(() => {
+      deps.gate.stillValid(access, token).then(
+        (valid) => {
+          if (valid) return;
+          clearInterval(timer);
+          socket.close(4403, 'Forbidden: token revoked');
+        },
+        () => {},
+      );
+    }, TOKEN_RECHECK_MS);
+    timer.unref();
+    releaseOnClose(socket, () => clearInterval(timer));
+  }
+  return true;
+}
+
+async function prepare(
+  deps: WsDeps,
+  ctx: Ctx,
+  params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
+) {
+  if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+    return [
+      new GraphQLError(`at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`, {
+        extensions: { code: 'RATE_LIMITED' },
+      }),
+    ];
+  }
+  const { schema, execute, subscribe, contextFactory, parse, validate } = deps.yoga.getEnveloped({
+    ...ctx,
+    req: ctx.extra.request,
+    socket: ctx.extra.socket,
+    params,
+  });
+  try {
+    const document: DocumentNode = parse(params.query);
+    const errors = validate(schema, document);
+    if (errors.length > 0) return errors.map((e: GraphQLError) => maskError(e, e.message) as GraphQLError);
+    const contextValue = (await contextFactory()) as unknown as Context;
+    const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
+    const release = isSubscription ? deps.subscriptions.acquire(contextValue.access.workspaceId) : () => {};
+    if (!release) return [rateLimitedSubscription(deps.subscriptions)];
+    releaseOnClose(ctx.extra.socket, release);
+    const rootValue: Prepared = {
+      execute,
+      subscribe,
+      // Identical live subscriptions in one workspace run once and share their results.
+      shareKey: shareKeyOf(document, params, contextValue.access),
+      release,
+    };
+    return {
+      schema,
+      operationName: params.operationName,
+      document,
+      variableValues: params.variables,
+      contextValue,
+      rootValue,
+    };
+  } catch (error) {
+    const masked = maskError(error, 'Unexpected error.');
+    return [masked instanceof GraphQLError ? masked : new GraphQLError(masked.message)];
+  }
+}
+
+/** Runs a subscription, shared when it can be, and gives its place back however it ends. */
+async function subscribeShared(deps: WsDeps, args: ExecutionArgs): Promise<unknown> {
+  const root = args.rootValue as Prepared;
+  let result: unknown;
+  try {
+    result = await (root.shareKey
+      ? deps.multicast.subscribe(root.shareKey, () => root.subscribe(args) as never)
+      : root.subscribe(args));
+  } catch (error) {
+    root.release();
+    throw error;
+  }
+  if (typeof result !== 'object' || result === null || !(Symbol.asyncIterator in result)) {
+    root.release();
+    return result;
+  }
+  return onIteratorEnd(result as AsyncIterable<unknown>, root.release);
+}

@@ -1,0 +1,90 @@
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Config } from '../config.ts';
+import type { Context } from '../graphql/context.ts';
+import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
+import { documentLimitPlugins } from '../graphql/limits.ts';
+import { buildSchema } from '../graphql/schema.ts';
+import { DomainError } from '../memory/errors.ts';
+import type { Cap } from './caps.ts';
+import { bearerOf, type Gatekeeper, type InitialContext } from './context.ts';
+import { useCsrfPrevention } from './csrf.ts';
+import { corsAllowed } from './guard.ts';
+import { type Logger, type Metrics, useObservability } from './observability.ts';
+import { useCodedRefusals } from './refusals.ts';
+import { useSseSubscriptionGuards } from './subscriptions.ts';
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+
+export const GRAPHQL_PATH = '/graphql';
+/** How often a token's open sockets and SSE streams re-check that it is still valid. */
+export const TOKEN_RECHECK_MS = 1_000;
+
+export interface YogaDeps {
+  config: Pick<Config, 'corsOrigins' | 'introspection'>;
+  gate: Gatekeeper;
+  createContext: (initial: InitialContext) => Promise<Context>;
+  subscriptions: Cap;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** The GraphQL handler every transport runs operations through: schema, context, limits, masking, CORS. */
+export function createGraphQLHandler(deps: YogaDeps): Yoga {
+  const { config, gate, logger } = deps;
+  return createYoga<Record<string, unknown>, Context>({
+    schema: buildSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    context: async (initial) => {
+      try {
+        return await deps.createContext(initial as InitialContext);
+      } catch (error) {
+        throw error instanceof DomainError ? toGraphQLError(error) : error;
+      }
+    },
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        if ((masked as GraphQLError).extensions?.code === 'INTERNAL_SERVER_ERROR') {
+          const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+          logger.error({ err: original, path: (error as GraphQLError).path }, 'unexpected error');
+        }
+        return masked;
+      },
+    },
+    // GraphiQL is served by the playground handler, with its own headers.
+    graphiql: false,
+    landingPage: false,
+    healthCheckEndpoint: '/__yoga_health',
+    logging: false,
+    // Other web pages get no CORS headers unless SPHERE_CORS_ORIGINS lists their origin;
+    // the request guard has refused every other cross-origin request before this.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      return corsAllowed(origin, config.corsOrigins)
+        ? {
+            origin: [origin as string],
+            credentials: true,
+            methods: ['GET', 'POST'],
+            allowedHeaders: ['content-type', 'authorization', 'x-workspace', 'x-graphql-yoga-csrf'],
+            maxAge: 600,
+          }
+        : false;
+    },
+    plugins: [
+      useCodedRefusals(),
+      useObservability(logger, deps.metrics),
+      useErrorCodes(),
+      useCsrfPrevention(['x-graphql-yoga-csrf', 'x-workspace', 'authorization']),
+      useSseSubscriptionGuards({
+        cap: deps.subscriptions,
+        recheckMs: TOKEN_RECHECK_MS,
+        tokenStillValid: async (ctx) => {
+          const token = bearerOf((ctx as Context & { request?: Request }).request?.headers.get('authorization'));
+          return token !== undefined && (await gate.stillValid(ctx.access, token));
+        },
+      }),
+      ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
+    ],
+  });
+}
