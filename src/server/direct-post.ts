@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult } from 'graphql';
+import { type ExecutionResult, getOperationAST, parse } from 'graphql';
 import { type GraphQLParams, processRegularResult, type YogaServerInstance } from 'graphql-yoga';
 import type { Context } from '../graphql/context.ts';
 
@@ -49,7 +49,21 @@ export function negotiate(accept: string | undefined): string | null {
 
 const JSON_CONTENT_TYPES = new Set(['application/json', 'application/json;charset=utf-8']);
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
-const SUBSCRIPTION = /\bsubscription\b/;
+/**
+ * Whether a document's operation is a subscription (streamed as server-sent events, so
+ * Yoga's). Only documents that mention the word are parsed; one that fails to parse, or
+ * whose operation is ambiguous, is Yoga's to answer too.
+ */
+function isSubscription(query: string, operationName: unknown): boolean {
+  if (!query.includes('subscription')) return false;
+  try {
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    const operation = getOperationAST(parse(query), name);
+    return !operation || operation.operation === 'subscription';
+  } catch {
+    return true;
+  }
+}
 
 /** The request as Yoga's hooks and our context factory see it: method, url and headers. */
 interface LightRequest {
@@ -92,7 +106,7 @@ function paramsOf(text: string): GraphQLParams | null {
   } catch {
     return null;
   }
-  if (!isObject(body) || typeof body.query !== 'string' || SUBSCRIPTION.test(body.query)) return null;
+  if (!isObject(body) || typeof body.query !== 'string' || isSubscription(body.query, body.operationName)) return null;
   for (const key of Object.keys(body)) if (!PARAM_NAMES.has(key)) return null;
   const { variables, operationName, extensions } = body;
   if (variables != null && !isObject(variables)) return null;
