@@ -23,12 +23,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { contentHash } from '../src/memory/model.ts';
-import { RECURSIVE_WALK_SQL } from '../src/retrieval/graph.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
+import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
 import {
   CLI,
   type GqlClient,

@@ -80,7 +80,7 @@ function shareKeyOf(
   access: Access,
 ): string | null {
   const operation = getOperationAST(document, params.operationName);
-  if (!operation || operation.operation !== 'subscription') return null;
+  if (operation?.operation !== 'subscription') return null;
   if (replays(operation, params.variables ?? {})) return null;
   return JSON.stringify([
     access.workspaceId,

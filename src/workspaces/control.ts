@@ -198,13 +198,4 @@ export class ControlStore {
       }),
     );
   }
-
-  async auditTrail(workspace: string, limit = 100) {
-    return this.#db
-      .select()
-      .from(auditLog)
-      .where(eq(auditLog.workspace, workspace))
-      .orderBy(desc(auditLog.id))
-      .limit(limit);
-  }
 }

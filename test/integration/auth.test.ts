@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer } from '../../src/server/server.ts';
@@ -171,9 +173,16 @@ describe('tokens and workspaces', () => {
     expect(JSON.stringify(denied.errors)).toContain('FORBIDDEN');
     await reader.dispose();
 
-    const trail = await (await t.server.control()).auditTrail('ws-a');
-    expect(trail[0]).toMatchObject({ tokenId: tokens.maintainer?.id, workspace: 'ws-a', action: 'staleness_pass' });
-    expect(JSON.parse(trail[0]?.details ?? '{}')).toMatchObject({ reclassified: 1, limit: 10 });
+    const control = createClient({ url: `file:${join(t.dataDir, '_control.db')}` });
+    const trail = (
+      await control.execute({
+        sql: 'SELECT token_id, workspace, action, details FROM audit_log WHERE workspace = ? ORDER BY id DESC',
+        args: ['ws-a'],
+      })
+    ).rows;
+    control.close();
+    expect(trail[0]).toMatchObject({ token_id: tokens.maintainer?.id, workspace: 'ws-a', action: 'staleness_pass' });
+    expect(JSON.parse(String(trail[0]?.details ?? '{}'))).toMatchObject({ reclassified: 1, limit: 10 });
   });
 
   it('refuses a revoked token at once, over HTTP and on an already-open WebSocket', async () => {

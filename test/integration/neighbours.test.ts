@@ -1,7 +1,8 @@
 import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECURSIVE_WALK_SQL } from '../../bench/perf/recursive-walk.ts';
 import { drizzleFor, type RootDb } from '../../src/db/client.ts';
-import { RECURSIVE_WALK_SQL, STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
+import { STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
