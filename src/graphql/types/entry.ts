@@ -1,7 +1,7 @@
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import type { Direction } from '../../memory/enums.ts';
-import { checkContent, freshnessOf, isOverAge } from '../../memory/model.ts';
+import { checkContent, checkRange, freshnessOf, isOverAge, LIST_PAGES } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
@@ -23,6 +23,11 @@ import {
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 export const ConnectionRef = builder.objectRef<ConnectionShape>('Connection');
+
+const CONNECTIONS_FIRST = {
+  defaultValue: LIST_PAGES.connections.first,
+  description: `How many, ${LIST_PAGES.connections.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
+};
 
 EntryRef.implement({
   description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
@@ -76,21 +81,34 @@ EntryRef.implement({
     }),
     revisions: t.field({
       type: [RevisionRef],
-      description: 'Earlier contents, oldest first.',
-      resolve: (e, _a, ctx) => ctx.loaders.revisions.load(e.id),
+      description: `Earlier contents, oldest first: the first \`first\` of them.`,
+      args: {
+        first: t.arg.int({
+          defaultValue: LIST_PAGES.revisions.first,
+          description: `How many, ${LIST_PAGES.revisions.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
+        }),
+      },
+      resolve: async (e, args, ctx) => {
+        const first = checkRange(args.first ?? LIST_PAGES.revisions.first, LIST_PAGES.revisions.range, 'first');
+        return (await ctx.loaders.revisions.load(e.id)).slice(0, first);
+      },
     }),
     connections: t.field({
       type: [ConnectionRef],
-      description: 'Edges touching this entry, heaviest first, optionally of one type or direction.',
+      description: 'Edges touching this entry, heaviest first, optionally of one type or direction: the first `first`.',
       args: {
         type: t.arg({ type: EdgeTypeEnum, description: 'Only edges of this type.' }),
         direction: t.arg({
           type: DirectionEnum,
           description: 'OUT or IN (symmetric RELATES_TO edges count as both); BOTH or absent for all.',
         }),
+        first: t.arg.int(CONNECTIONS_FIRST),
       },
-      resolve: async (e, args, ctx) =>
-        connectionsOf(e.id, await ctx.loaders.edges.load(e.id), args.type, args.direction as Direction | null),
+      resolve: async (e, args, ctx) => {
+        const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
+        const edges = await ctx.loaders.edges.load(e.id);
+        return connectionsOf(e.id, edges, args.type, args.direction as Direction | null).slice(0, first);
+      },
     }),
   }),
 });
@@ -198,11 +216,15 @@ builder.queryFields((t) => ({
   }),
   connections: t.field({
     type: [ConnectionRef],
-    description: 'Every edge touching an entry, heaviest first.',
-    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
+    description: 'The edges touching an entry, heaviest first: the first `first`.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Entry id.' }),
+      first: t.arg.int(CONNECTIONS_FIRST),
+    },
     resolve: async (_r, args, ctx) => {
+      const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
       const entry = await requireEntry(readDb(ctx), String(args.id));
-      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null);
+      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null).slice(0, first);
     },
   }),
   count: t.int({
