@@ -17,6 +17,8 @@ export interface Config {
   /** Mutations per minute per workspace; null means "mode default", 0 turns it off. */
   rateLimit: number | null;
   playground: boolean;
+  /** Largest answer a GraphQL operation may give, in bytes of JSON; larger ones are refused. */
+  maxResponseBytes: number;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
   introspection: boolean | null;
   production: boolean;
@@ -46,6 +48,13 @@ const envSchema = z.object({
   SPHERE_AUTH: optional.pipe(z.enum(['required', 'optional']).optional()),
   SPHERE_RATE_LIMIT: optional.pipe(z.coerce.number<string | undefined>().int().min(0).optional()),
   SPHERE_PLAYGROUND: optional.pipe(z.enum(['on', 'off']).default('on')),
+  SPHERE_MAX_RESPONSE_BYTES: optional.pipe(
+    z.coerce
+      .number<string | undefined>()
+      .int()
+      .min(1024)
+      .default(16 * 1024 * 1024),
+  ),
   NODE_ENV: optional,
   LOG_LEVEL: optional.pipe(z.string().default('info')),
 });
@@ -71,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     authRequired: e.SPHERE_AUTH === 'required',
     rateLimit: e.SPHERE_RATE_LIMIT ?? null,
     playground: e.SPHERE_PLAYGROUND !== 'off',
+    maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,

@@ -17,6 +17,7 @@ import { createDirectPost } from './graphql/direct-post.ts';
 import { maskError, toGraphQLError, useErrorCodes } from './graphql/errors.ts';
 import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
+import { useResponseCap } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { DomainError } from './memory/errors.ts';
 import { createLogger, createMetrics, type Logger, useObservability } from './observability.ts';
@@ -166,6 +167,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     healthCheckEndpoint: '/__yoga_health',
     logging: false,
     plugins: [
+      // First, so that every other plugin sees the refusal of an oversized answer.
+      useResponseCap(config.maxResponseBytes),
       useObservability(logger, metrics),
       useErrorCodes(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-workspace', 'authorization'] }),
