@@ -17,6 +17,7 @@ import { createDirectPost } from './graphql/direct-post.ts';
 import { maskError, toGraphQLError, useErrorCodes } from './graphql/errors.ts';
 import { documentLimitPlugins } from './graphql/limits.ts';
 import { createLoaders } from './graphql/loaders.ts';
+import { useMutationGuard } from './graphql/mutation-guard.ts';
 import { useResponseCap } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { DomainError } from './memory/errors.ts';
@@ -135,7 +136,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       bus,
       realtime,
       now: clock,
-      takeWriteQuota: () => rateLimiter.take(access.workspaceId, rateLimit),
+      writeQuota: rateLimiter.quota(access.workspaceId, rateLimit),
       audit: (action, details) =>
         store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
     };
@@ -173,6 +174,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       useErrorCodes(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'x-workspace', 'authorization'] }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !tokenModeSeen }),
+      useMutationGuard(),
     ],
   });
 

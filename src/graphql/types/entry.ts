@@ -1,11 +1,11 @@
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
-import { captureEntry, checkCaptureInput } from '../../memory/capture.ts';
+import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import type { Direction } from '../../memory/enums.ts';
 import { checkContent, checkRange, freshnessOf, isOverAge, LIST_PAGES } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
-import { readDb, runWrite } from '../guards.ts';
+import { checkedFirst, readDb, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
 import {
@@ -189,6 +189,13 @@ const CaptureInputRef = builder.inputType('CaptureInput', {
   }),
 });
 
+type CaptureArg = Omit<CaptureInput, 'replaces'> & { replaces?: string | number | null };
+
+/** The capture as the domain takes it: ids are strings there. */
+function captureOf(input: CaptureArg): CaptureInput {
+  return { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+}
+
 builder.queryType({ description: 'Reads of the caller’s workspace.' });
 builder.mutationType({
   description: 'Writes to the caller’s workspace; each commits with its event before it is acknowledged.',
@@ -243,8 +250,9 @@ builder.mutationFields((t) => ({
     type: CaptureResultRef,
     description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
+    extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: (_r, { input }, ctx) => {
-      const capture = { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+      const capture = captureOf(input);
       checkCaptureInput(capture);
       return runWrite(ctx, (scope) => captureEntry(scope, capture));
     },
@@ -256,6 +264,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       addition: t.arg.string({ required: true, description: 'The text to append.' }),
     },
+    extensions: checkedFirst((args: { addition: string }) => checkContent(args.addition, 'addition')),
     resolve: (_r, args, ctx) => {
       checkContent(args.addition, 'addition');
       return runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition));
@@ -268,6 +277,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       content: t.arg.string({ required: true, description: 'The new content.' }),
     },
+    extensions: checkedFirst((args: { content: string }) => checkContent(args.content)),
     resolve: (_r, args, ctx) => {
       checkContent(args.content);
       return runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content));
