@@ -26,6 +26,8 @@ export interface Config {
   maxSocketsPerClient: number;
   /** Live subscriptions one workspace may hold at once, over every connection and SSE stream. */
   maxSubscriptionsPerWorkspace: number;
+  /** Largest answer a GraphQL operation may give, in bytes of JSON; larger ones are refused. */
+  maxResponseBytes: number;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
   introspection: boolean | null;
   production: boolean;
@@ -72,6 +74,13 @@ const envSchema = z.object({
   SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE: optional.pipe(
     z.coerce.number<string | undefined>().int().min(1).default(10_000),
   ),
+  SPHERE_MAX_RESPONSE_BYTES: optional.pipe(
+    z.coerce
+      .number<string | undefined>()
+      .int()
+      .min(1024)
+      .default(16 * 1024 * 1024),
+  ),
   NODE_ENV: optional,
   LOG_LEVEL: optional.pipe(z.string().default('info')),
 });
@@ -111,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: e.SPHERE_METRICS_TOKEN ?? null,
     maxSocketsPerClient: e.SPHERE_MAX_SOCKETS_PER_CLIENT,
     maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
+    maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,

@@ -1,5 +1,6 @@
 import type { EventBus } from '../events/bus.ts';
 import type { Access } from '../workspaces/access.ts';
+import type { WriteQuota } from '../workspaces/rate-limit.ts';
 import type { Workspace } from '../workspaces/registry.ts';
 import type { Loaders } from './loaders.ts';
 
@@ -13,8 +14,8 @@ export interface Context {
   realtime: { pollMs: number; bufferMax: number };
   /** The real clock; recall's `asOf` never replaces it for freshness. */
   now: () => number;
-  /** Takes one mutation from the workspace's rate limit; false when it is spent. */
-  takeWriteQuota: () => boolean;
+  /** This operation's writes against the workspace's rate limit. */
+  writeQuota: WriteQuota;
   /** Writes a privileged call to the control database's audit log (token id, workspace, time). */
   audit: (action: string, details: Record<string, unknown>) => Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.ts';
 import type { WriteFn } from '../db/writer.ts';
 import { DomainError } from '../memory/errors.ts';
-import { assertCan } from '../workspaces/access.ts';
+import { assertCan, type Capability } from '../workspaces/access.ts';
 import type { Context } from './context.ts';
 
 /** The workspace database for a read, once the caller may read. */
@@ -13,8 +13,27 @@ export function readDb(ctx: Context): Db {
 /** Queues a write on the workspace's single writer, once the caller may write. */
 export function runWrite<T>(ctx: Context, fn: WriteFn<T>): Promise<T> {
   assertCan(ctx.access, 'write');
-  if (!ctx.takeWriteQuota()) {
+  if (!ctx.writeQuota.take()) {
     throw new DomainError('RATE_LIMITED', 'too many writes to this workspace; retry in a moment');
   }
   return ctx.workspace.writer.run(fn);
+}
+
+/**
+ * What the mutation guard (mutation-guard.ts) reads from a root mutation field's
+ * `extensions` before any field of the document runs.
+ */
+export interface MutationFieldExtensions {
+  /** Validates the field's arguments as its resolver does, without the database. */
+  checkInput?: (args: Record<string, unknown>) => void;
+  /** What the caller must be allowed; `write` (the default) also spends one of the write quota. */
+  capability?: Capability;
+}
+
+/** Field extensions that let the mutation guard run `check` on every field before any writes. */
+export function checkedFirst<A>(
+  check: (args: A) => void,
+  capability: Capability = 'write',
+): MutationFieldExtensions & Readonly<Record<string, unknown>> {
+  return { checkInput: check as (args: Record<string, unknown>) => void, capability };
 }

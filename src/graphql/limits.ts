@@ -12,6 +12,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { LIST_PAGES } from '../memory/model.ts';
 
 /**
  * Where the document limits sit. CONTRACT §8 promises that a document of depth ≤ 8,
@@ -24,9 +25,10 @@ export const DOCUMENT_LIMITS = {
   maxTokens: 5_000,
   maxDirectives: 50,
   /**
-   * Cost: each field costs 1 times the list sizes above it. Only root fields take size
-   * arguments, so a compliant document (≤ ~1,000 fields under one eventLog(limit: 1000))
-   * stays under 1,000,000; a topK or limit of 1e9 does not.
+   * Cost: each field costs 1 times the list sizes above it, each list counted at the size
+   * its arguments allow (`first` at its default when absent). ~1,000 fields under one
+   * eventLog(limit: 1000) stay under 1,000,000; a topK or limit of 1e9 does not, nor do
+   * connections nested two deep at their default of 50 under recent(n: 200).
    */
   maxCost: 1_000_000,
 } as const;
@@ -47,6 +49,15 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
       return arg('limit', 100);
     case 'graphView':
       return 50 * (1 + arg('hops', 1));
+    // Past their maximum these are refused by their resolvers with BAD_USER_INPUT, which
+    // says more than a cost figure would.
+    case 'revisions':
+    case 'connections':
+    // Entry.tags (≤ 32 strings) has no selection set, so only the root list's size matters.
+    case 'tags': {
+      const page = LIST_PAGES[field.name.value as keyof typeof LIST_PAGES];
+      return Math.min(arg('first', page.first), page.range[1]);
+    }
     default:
       return 1;
   }
@@ -58,7 +69,7 @@ function literalValue(node: ValueNode, variables: Record<string, unknown>): unkn
   return undefined;
 }
 
-/** Rejects documents whose estimated cost, scaled by topK, hops, n and limit, is too high. */
+/** Rejects documents whose estimated cost, scaled by topK, hops, n, limit and first, is too high. */
 export function costLimitRule(maxCost: number, variables: () => Record<string, unknown>): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
     const fragments = new Map<string, FragmentDefinitionNode>();
@@ -89,10 +100,14 @@ export function costLimitRule(maxCost: number, variables: () => Record<string, u
         const total = cost(op.selectionSet, 1, new Set());
         if (total > maxCost) {
           context.reportError(
-            new GraphQLError(`Query cost limit of ${maxCost} exceeded (estimated ${Math.round(total)}).`, {
-              nodes: [op],
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-            }),
+            new GraphQLError(
+              `Query cost limit of ${maxCost} exceeded (estimated ${Math.round(total)}): ` +
+                'ask for fewer items (n, first, topK, limit) or nest fewer lists.',
+              {
+                nodes: [op],
+                extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+              },
+            ),
           );
         }
       },

@@ -22,6 +22,16 @@ export const LIMITS = {
   graphNodeCap: 50,
 } as const;
 
+/**
+ * Lists under an entry and the workspace's tag list are bounded pages: `first` items at most,
+ * with this default when it is absent and this range when it is given.
+ */
+export const LIST_PAGES = {
+  revisions: { first: 50, range: [1, 200] },
+  connections: { first: 50, range: [1, 200] },
+  tags: { first: 1_000, range: [1, 10_000] },
+} as const;
+
 const DAY = 86_400_000;
 /** How long an entry stays fresh, by volatility (CONTRACT §6); null = never stale. */
 export const VOLATILITY_MAX_AGE_MS: Record<Volatility, number | null> = {

@@ -137,7 +137,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
       bus: deps.bus,
       realtime: deps.realtime,
       now: deps.clock,
-      takeWriteQuota: () => rateLimiter.take(access.workspaceId, rateLimit),
+      writeQuota: rateLimiter.quota(access.workspaceId, rateLimit),
       audit: (action, details) =>
         store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
     };

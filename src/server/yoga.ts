@@ -4,6 +4,8 @@ import type { Config } from '../config.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
 import { documentLimitPlugins } from '../graphql/limits.ts';
+import { useMutationGuard } from '../graphql/mutation-guard.ts';
+import { useResponseCap } from '../graphql/response-size.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import { DomainError } from '../memory/errors.ts';
 import type { Cap } from './caps.ts';
@@ -21,7 +23,7 @@ export const GRAPHQL_PATH = '/graphql';
 export const TOKEN_RECHECK_MS = 1_000;
 
 export interface YogaDeps {
-  config: Pick<Config, 'corsOrigins' | 'introspection'>;
+  config: Pick<Config, 'corsOrigins' | 'introspection' | 'maxResponseBytes'>;
   gate: Gatekeeper;
   createContext: (initial: InitialContext) => Promise<Context>;
   subscriptions: Cap;
@@ -72,6 +74,8 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
         : false;
     },
     plugins: [
+      // First, so that every other plugin sees the refusal of an oversized answer.
+      useResponseCap(config.maxResponseBytes),
       useCodedRefusals(),
       useObservability(logger, deps.metrics),
       useErrorCodes(),
@@ -85,6 +89,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
         },
       }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
+      useMutationGuard(),
     ],
   });
 }

@@ -102,7 +102,9 @@ function expectClearRejection(name: string, errors: unknown, codes: string[]) {
 
 describe('the contract’s floor', () => {
   it('never rejects depth 8, 15 aliases, ~2,000 tokens and 100 fields per selection set with arguments in range', async () => {
-    const deep = 'hits { entry { connections { entry { connections { entry { id tags } } } } } } }';
+    // Lists count at their size: nested connections at their default (50) would multiply
+    // past the cost limit under 14 recalls, so they ask for a graph walk's fanout.
+    const deep = 'hits { entry { connections(first: 8) { entry { connections(first: 8) { entry { id tags } } } } } } }';
     const aliases = Array.from(
       { length: 14 },
       (_, i) => `r${i}: recall(query: "gardens", topK: 50, hops: 3) { ${deep}`,

@@ -1,9 +1,9 @@
 import type { EdgeRow } from '../../db/schema.ts';
 import type { EdgeSnapshot } from '../../events/types.ts';
 import type { Direction, EdgeType } from '../../memory/enums.ts';
-import { checkLinkInput, edgeSnapshot, linkEntries, unlinkEntries } from '../../memory/link.ts';
+import { checkLinkInput, edgeSnapshot, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
-import { runWrite } from '../guards.ts';
+import { checkedFirst, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
@@ -75,14 +75,22 @@ const LinkInputRef = builder.inputType('LinkInput', {
   }),
 });
 
+type LinkArg = Omit<LinkInput, 'src' | 'dst'> & { src: string | number; dst: string | number };
+
+/** The link as the domain takes it: ids are strings there. */
+function linkOf(input: LinkArg): LinkInput {
+  return { ...input, src: String(input.src), dst: String(input.dst) };
+}
+
 builder.mutationFields((t) => ({
   link: t.field({
     type: EdgeRef,
     description:
       'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
+    extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
     resolve: async (_r, { input }, ctx) => {
-      const link = { ...input, src: String(input.src), dst: String(input.dst) };
+      const link = linkOf(input);
       checkLinkInput(link);
       return edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, link)));
     },

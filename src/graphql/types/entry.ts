@@ -1,11 +1,11 @@
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
-import { captureEntry, checkCaptureInput } from '../../memory/capture.ts';
+import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import type { Direction } from '../../memory/enums.ts';
-import { checkContent, freshnessOf, isOverAge } from '../../memory/model.ts';
+import { checkContent, checkRange, freshnessOf, isOverAge, LIST_PAGES } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
-import { readDb, runWrite } from '../guards.ts';
+import { checkedFirst, readDb, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
 import {
@@ -23,6 +23,11 @@ import {
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 export const ConnectionRef = builder.objectRef<ConnectionShape>('Connection');
+
+const CONNECTIONS_FIRST = {
+  defaultValue: LIST_PAGES.connections.first,
+  description: `How many, ${LIST_PAGES.connections.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
+};
 
 EntryRef.implement({
   description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
@@ -76,21 +81,34 @@ EntryRef.implement({
     }),
     revisions: t.field({
       type: [RevisionRef],
-      description: 'Earlier contents, oldest first.',
-      resolve: (e, _a, ctx) => ctx.loaders.revisions.load(e.id),
+      description: `Earlier contents, oldest first: the first \`first\` of them.`,
+      args: {
+        first: t.arg.int({
+          defaultValue: LIST_PAGES.revisions.first,
+          description: `How many, ${LIST_PAGES.revisions.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
+        }),
+      },
+      resolve: async (e, args, ctx) => {
+        const first = checkRange(args.first ?? LIST_PAGES.revisions.first, LIST_PAGES.revisions.range, 'first');
+        return (await ctx.loaders.revisions.load(e.id)).slice(0, first);
+      },
     }),
     connections: t.field({
       type: [ConnectionRef],
-      description: 'Edges touching this entry, heaviest first, optionally of one type or direction.',
+      description: 'Edges touching this entry, heaviest first, optionally of one type or direction: the first `first`.',
       args: {
         type: t.arg({ type: EdgeTypeEnum, description: 'Only edges of this type.' }),
         direction: t.arg({
           type: DirectionEnum,
           description: 'OUT or IN (symmetric RELATES_TO edges count as both); BOTH or absent for all.',
         }),
+        first: t.arg.int(CONNECTIONS_FIRST),
       },
-      resolve: async (e, args, ctx) =>
-        connectionsOf(e.id, await ctx.loaders.edges.load(e.id), args.type, args.direction as Direction | null),
+      resolve: async (e, args, ctx) => {
+        const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
+        const edges = await ctx.loaders.edges.load(e.id);
+        return connectionsOf(e.id, edges, args.type, args.direction as Direction | null).slice(0, first);
+      },
     }),
   }),
 });
@@ -171,6 +189,13 @@ const CaptureInputRef = builder.inputType('CaptureInput', {
   }),
 });
 
+type CaptureArg = Omit<CaptureInput, 'replaces'> & { replaces?: string | number | null };
+
+/** The capture as the domain takes it: ids are strings there. */
+function captureOf(input: CaptureArg): CaptureInput {
+  return { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+}
+
 builder.queryType({ description: 'Reads of the caller’s workspace.' });
 builder.mutationType({
   description: 'Writes to the caller’s workspace; each commits with its event before it is acknowledged.',
@@ -198,11 +223,15 @@ builder.queryFields((t) => ({
   }),
   connections: t.field({
     type: [ConnectionRef],
-    description: 'Every edge touching an entry, heaviest first.',
-    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
+    description: 'The edges touching an entry, heaviest first: the first `first`.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Entry id.' }),
+      first: t.arg.int(CONNECTIONS_FIRST),
+    },
     resolve: async (_r, args, ctx) => {
+      const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
       const entry = await requireEntry(readDb(ctx), String(args.id));
-      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null);
+      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null).slice(0, first);
     },
   }),
   count: t.int({
@@ -221,8 +250,9 @@ builder.mutationFields((t) => ({
     type: CaptureResultRef,
     description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
+    extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: (_r, { input }, ctx) => {
-      const capture = { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+      const capture = captureOf(input);
       checkCaptureInput(capture);
       return runWrite(ctx, (scope) => captureEntry(scope, capture));
     },
@@ -234,6 +264,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       addition: t.arg.string({ required: true, description: 'The text to append.' }),
     },
+    extensions: checkedFirst((args: { addition: string }) => checkContent(args.addition, 'addition')),
     resolve: (_r, args, ctx) => {
       checkContent(args.addition, 'addition');
       return runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition));
@@ -246,6 +277,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       content: t.arg.string({ required: true, description: 'The new content.' }),
     },
+    extensions: checkedFirst((args: { content: string }) => checkContent(args.content)),
     resolve: (_r, args, ctx) => {
       checkContent(args.content);
       return runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content));

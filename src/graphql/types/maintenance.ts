@@ -1,6 +1,7 @@
 import { checkStalenessLimit, runStalenessPass, type StalenessReport } from '../../memory/staleness.ts';
 import { assertCan } from '../../workspaces/access.ts';
 import { builder } from '../builder.ts';
+import { checkedFirst } from '../guards.ts';
 
 const DEFAULT_STALENESS_LIMIT = 500;
 
@@ -35,6 +36,11 @@ builder.mutationFields((t) => ({
         description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
       }),
     },
+    // A maintainer's pass, not a client write: the mutation rate limit does not apply to it.
+    extensions: checkedFirst(
+      (args: { limit?: number | null }) => checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT),
+      'maintain',
+    ),
     resolve: async (_r, args, ctx) => {
       assertCan(ctx.access, 'maintain');
       const limit = checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT);

@@ -1,5 +1,6 @@
 import type { EntryRow } from '../../db/schema.ts';
 import { type Brief, buildBrief } from '../../memory/brief.ts';
+import { checkRange, LIST_PAGES } from '../../memory/model.ts';
 import { type CountBy, type TagCount, tagCounts, type WorkspaceStats, workspaceStats } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
@@ -75,8 +76,15 @@ const BriefRef = builder.objectRef<Brief>('Brief').implement({
 builder.queryFields((t) => ({
   tags: t.field({
     type: [TagCountRef],
-    description: 'Every tag with its entry count, most used first.',
-    resolve: (_r, _a, ctx) => tagCounts(readDb(ctx)),
+    description: 'Tags with their entry counts, most used first (ties by name): the first `first`.',
+    args: {
+      first: t.arg.int({
+        defaultValue: LIST_PAGES.tags.first,
+        description: `How many, ${LIST_PAGES.tags.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
+      }),
+    },
+    resolve: (_r, args, ctx) =>
+      tagCounts(readDb(ctx), checkRange(args.first ?? LIST_PAGES.tags.first, LIST_PAGES.tags.range, 'first')),
   }),
   stats: t.field({
     type: StatsRef,
