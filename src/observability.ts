@@ -66,6 +66,14 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     },
   });
   new Gauge({
+    name: 'sphere_workspaces_open',
+    help: 'Workspace databases open now (idle ones beyond SPHERE_MAX_OPEN_WORKSPACES are closed).',
+    registers: [reg],
+    collect() {
+      this.set(registry.openCount);
+    },
+  });
+  new Gauge({
     name: 'sphere_events_published_total',
     help: 'Committed events published to subscribers by this instance.',
     registers: [reg],

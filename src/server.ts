@@ -98,6 +98,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     clock,
     onQuery: deps.onQuery,
     onCommit: (events) => bus.publish(events),
+    maxOpen: config.maxOpenWorkspaces,
   });
   let controlStore: Promise<ControlStore> | null = null;
   const control = () => {
@@ -124,7 +125,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
 
   const createContext = async (initial: YogaInitialContext & WsInitialContext): Promise<Context> => {
     const access = await authenticate(credentialsOf(initial));
-    const workspace = await registry.get(access.workspaceId);
+    // A view, not an open database: reads of a workspace that does not exist create nothing.
+    const workspace = await registry.view(access.workspaceId);
     const store = await control();
     const rateLimit = config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
     return {
@@ -182,15 +184,19 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         });
 
   const health = async (res: ServerResponse) => {
-    const open = await registry.opened();
-    const checks = await Promise.allSettled([
-      control().then((c) => c.tokensExist()),
-      ...open.map((ws) => ws.client.execute('SELECT 1')),
+    const [tokens, open] = await Promise.all([
+      control()
+        .then((c) => c.tokensExist())
+        .then(
+          () => 0,
+          () => 1,
+        ),
+      registry.probe(),
     ]);
     // A workspace whose database could not be opened lately counts as failing too.
-    const failed = checks.filter((c) => c.status === 'rejected').length + registry.recentFailures().length;
+    const failed = tokens + open.failed + registry.recentFailures().length;
     res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
+    res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.open, failed }));
   };
 
   let inFlight = 0;
