@@ -32,6 +32,8 @@ export interface Config {
   introspection: boolean | null;
   production: boolean;
   logLevel: string;
+  /** Workspace databases kept open at once; idle ones beyond this are closed, least recently used first. */
+  maxOpenWorkspaces: number;
 }
 
 // Unset and blank variables both mean "use the default".
@@ -83,6 +85,7 @@ const envSchema = z.object({
   ),
   NODE_ENV: optional,
   LOG_LEVEL: optional.pipe(z.string().default('info')),
+  SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
 });
 
 export class ConfigError extends Error {}
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
+    maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,
     ...overrides,
   };
 }

@@ -60,6 +60,24 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
   return new LocalClient({ path, timeout: 5_000, concurrency: 4 });
 }
 
+/**
+ * A workspace database with every table and nothing in it, in memory and read-only: what
+ * a read of a workspace that does not exist runs against, so it answers exactly as an
+ * empty workspace would without a file being created. One connection, because each
+ * connection to `:memory:` would be a database of its own.
+ */
+export async function openEmptyDatabase(): Promise<Client> {
+  const client = new LocalClient({ path: ':memory:', concurrency: 1 });
+  try {
+    await migrateDb(drizzleFor(client));
+    await client.execute('PRAGMA query_only = ON');
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  return client;
+}
+
 /** Applies the committed drizzle migrations (idempotent). */
 export async function migrateDb(db: RootDb): Promise<void> {
   await migrateConcurrently(() => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));

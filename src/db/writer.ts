@@ -103,6 +103,11 @@ export class Writer {
     return this.#queue.length;
   }
 
+  /** Nothing queued and no transaction open: the database can be closed without losing a write. */
+  get idle(): boolean {
+    return this.#running === null && this.#queue.length === 0;
+  }
+
   /** Queues a write; resolves with its result once its transaction has committed. */
   run<T>(fn: WriteFn<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('the workspace writer is closed'));

@@ -1,13 +1,13 @@
 import type { EventBus } from '../events/bus.ts';
 import type { Access } from '../workspaces/access.ts';
 import type { WriteQuota } from '../workspaces/rate-limit.ts';
-import type { Workspace } from '../workspaces/registry.ts';
+import type { WorkspaceView } from '../workspaces/registry.ts';
 import type { Loaders } from './loaders.ts';
 
 /** What every resolver gets: who is calling, their workspace, loaders and the event bus. */
 export interface Context {
   access: Access;
-  workspace: Workspace;
+  workspace: WorkspaceView;
   loaders: Loaders;
   bus: EventBus;
   /** How subscription streams behave: idle log polling (Redis mode) and the live buffer bound. */

@@ -37,7 +37,10 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
  * everything else, SQL errors included, is masked as an internal error with no details.
  */
 export function maskError(error: unknown, message: string): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
+  let original = error instanceof GraphQLError ? error.originalError : error;
+  // drizzle wraps whatever a query's client throws (a workspace that cannot be reopened).
+  const cause = (original as { cause?: unknown } | null | undefined)?.cause;
+  if (cause instanceof DomainError) original = cause;
   if (original instanceof DomainError)
     return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
   if (storageCode(original)) {

@@ -21,8 +21,14 @@ export class Bookkeeper {
     this.#writer = writer;
   }
 
+  /** Nothing collected and nothing waiting to be written (a flush in progress keeps the writer busy). */
+  get idle(): boolean {
+    return this.#timer === null && this.#recalled.size === 0 && this.#stale.size === 0;
+  }
+
   /** Counts one more recall for each id. */
   recalled(ids: readonly string[]): void {
+    if (ids.length === 0) return;
     for (const id of ids) this.#recalled.set(id, (this.#recalled.get(id) ?? 0) + 1);
     this.#schedule();
   }

@@ -127,7 +127,8 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
   const rateLimiter = new RateLimiter(deps.clock);
   return async (initial) => {
     const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
-    const workspace = await deps.registry.get(access.workspaceId);
+    // A view, not an open database: reads of a workspace that does not exist create nothing.
+    const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();
     const rateLimit = deps.config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
     return {

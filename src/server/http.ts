@@ -45,12 +45,17 @@ export interface HttpHandler {
 }
 
 async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> {
-  const open = await deps.registry.opened();
-  const checks = await Promise.allSettled([deps.controlHealthy(), ...open.map((ws) => ws.client.execute('SELECT 1'))]);
+  const [control, open] = await Promise.all([
+    deps.controlHealthy().then(
+      () => 0,
+      () => 1,
+    ),
+    deps.registry.probe(),
+  ]);
   // A workspace whose database could not be opened lately counts as failing too.
-  const failed = checks.filter((c) => c.status === 'rejected').length + deps.registry.recentFailures().length;
+  const failed = control + open.failed + deps.registry.recentFailures().length;
   res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.length, failed }));
+  res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.open, failed }));
 }
 
 /** /metrics: open on loopback in open mode; with tokens, only for SPHERE_METRICS_TOKEN, or off. */

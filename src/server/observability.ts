@@ -82,6 +82,14 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     },
   });
   new Gauge({
+    name: 'sphere_workspaces_open',
+    help: 'Workspace databases open now (idle ones beyond SPHERE_MAX_OPEN_WORKSPACES are closed).',
+    registers: [reg],
+    collect() {
+      this.set(registry.openCount);
+    },
+  });
+  new Gauge({
     name: 'sphere_events_published_total',
     help: 'Committed events published to subscribers by this instance.',
     registers: [reg],
@@ -95,14 +103,6 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     registers: [reg],
     collect() {
       this.set(bus.streams.open);
-    },
-  });
-  new Gauge({
-    name: 'sphere_workspaces_open',
-    help: 'Workspace databases open in this process.',
-    registers: [reg],
-    async collect() {
-      this.set((await registry.opened()).length);
     },
   });
   // One total, never a series per workspace: /metrics must not list workspace names.

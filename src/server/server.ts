@@ -56,6 +56,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     clock,
     onQuery: deps.onQuery,
     onCommit,
+    maxOpen: config.maxOpenWorkspaces,
   });
   let controlStore: Promise<ControlStore> | null = null;
   const control = () => {
