@@ -484,7 +484,10 @@ async function measureExportImport(runDir: string, size: number) {
   const env = { SPHERE_DATA_DIR: runDir };
   const exp = await timedCommand([CLI, 'export', '--workspace', WORKSPACE, '--out', file, '--force'], env);
   if (exp.code !== 0) throw new Error(`export failed (${exp.code}): ${exp.stderr.slice(-2000)}`);
-  const imp = await timedCommand([CLI, 'import', '--workspace', `${WORKSPACE}-import`, file, '--json'], env);
+  const imp = await timedCommand(
+    [CLI, 'import', '--workspace', `${WORKSPACE}-import`, '--from', WORKSPACE, file, '--json'],
+    env,
+  );
   if (imp.code !== 0) throw new Error(`import failed (${imp.code}): ${imp.stderr.slice(-2000)}`);
   const report = JSON.parse(imp.stdout.trim().split('\n').pop()!) as { entries: { imported: number } };
   rmSync(file, { force: true });

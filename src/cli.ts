@@ -1,14 +1,16 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { runStalenessPass } from './memory/staleness.ts';
 import { backupWorkspace } from './ops/backup.ts';
 import { checkWorkspace, formatCheckReport } from './ops/check.ts';
 import { exportWorkspace } from './ops/export.ts';
-import { importWorkspace } from './ops/import.ts';
+import { type ImportReport, importFile } from './ops/import.ts';
 import { progressBar } from './ops/progress.ts';
 import { reindexWorkspace } from './ops/reindex.ts';
 import { checkWorkspaceId, listLocalWorkspaces, OpsError, withWorkspace } from './ops/workspace.ts';
@@ -30,9 +32,11 @@ Commands:
                              write a consistent copy of the database file (safe while serving)
   export --workspace W [--out FILE] [--force]
                              write the workspace as JSON Lines to FILE or stdout
-  import --workspace W FILE [--json]
+  import --workspace W [--from V] FILE [--json]
                              import a JSON Lines export (FILE, or - for stdin); ids and timestamps kept,
-                             existing ids skipped, so importing twice changes nothing
+                             existing ids skipped, so importing twice changes nothing; all or nothing:
+                             a file that is cut off, breaks a limit or is not an export of W (or of V,
+                             with --from) is refused whole
 ${TOKEN_USAGE}
   help                       show this help
 
@@ -218,27 +222,32 @@ async function fsyncFile(path: string): Promise<void> {
 }
 
 async function importCommand(config: Config, args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG }, 1);
+  const { values, positionals } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, from: { type: 'string' } }, 1);
   const id = checkWorkspaceId(values.workspace);
+  const from = values.from === undefined ? undefined : checkWorkspaceId(values.from, '--from');
   const [file] = positionals;
   if (!file) throw new OpsError('missing the FILE to import (- for stdin)', 2);
-  const source = file === '-' ? { stream: process.stdin } : { file: resolve(file) };
-  const r = await withWorkspace(
-    config,
-    id,
-    (ws) => importWorkspace(ws, source, { actor: CLI_ACTOR, progress: (total) => progressBar('import', total) }),
-    { create: true },
-  );
-  if (values.json) {
-    print(JSON.stringify(r));
+  const opts = { from, actor: CLI_ACTOR, progress: (total: number) => progressBar('import', total) };
+  let r: ImportReport;
+  if (file === '-') {
+    // Import reads its file twice (validate, then write); standard input is kept on disk for that.
+    const dir = await mkdtemp(join(tmpdir(), 'mini-sphere-import-'));
+    try {
+      const copy = join(dir, 'stdin.jsonl');
+      await pipeline(process.stdin, createWriteStream(copy));
+      r = await importFile(config, id, copy, { ...opts, name: 'stdin' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   } else {
-    print(
-      `imported into ${id}: entries ${r.entries.imported} new, ${r.entries.skipped} already there; ` +
-        `tags ${r.tags}; revisions ${r.revisions}; edges ${r.edges.imported} new, ${r.edges.skipped} already there` +
-        (r.edges.missingEndpoint ? `, ${r.edges.missingEndpoint} skipped for a missing endpoint` : ''),
-    );
-    if (!r.complete) process.stderr.write('warning: the file has no end record; it may be a cut-off export\n');
+    r = await importFile(config, id, resolve(file), opts);
   }
+  print(
+    values.json
+      ? JSON.stringify(r)
+      : `imported ${r.from} into ${id}: entries ${r.entries.imported} new, ${r.entries.skipped} already there; ` +
+          `tags ${r.tags}; revisions ${r.revisions}; edges ${r.edges.imported} new, ${r.edges.skipped} already there`,
+  );
   return 0;
 }
 

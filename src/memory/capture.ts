@@ -6,7 +6,7 @@ import type { WriteScope } from '../db/writer.ts';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from './enums.ts';
 import { badInput, notFound } from './errors.ts';
 import { upsertEdge } from './link.ts';
-import { checkContent, contentHash, LIMITS, normalizeTags } from './model.ts';
+import { checkContent, contentHash, INSTANTS, LIMITS, normalizeTags } from './model.ts';
 import { findEntry } from './queries.ts';
 
 export interface CaptureInput {
@@ -42,6 +42,10 @@ export function checkCaptureInput(input: CaptureInput): void {
   }
   if (input.evidenceRef != null && input.evidenceRef.length > LIMITS.evidenceRefMax) {
     throw badInput(`evidenceRef is longer than ${LIMITS.evidenceRefMax} characters`, 'evidenceRef');
+  }
+  // The same bound as import's, so that every workspace the API writes can be exported and imported again.
+  if (input.observedAt != null && input.observedAt.getTime() > INSTANTS.max) {
+    throw badInput(`observedAt must not be later than ${new Date(INSTANTS.max).toISOString()}`, 'observedAt');
   }
 }
 

@@ -73,6 +73,7 @@ export async function linkEntries(scope: WriteScope, input: LinkInput): Promise<
   if (gate?.dst && dst.kind !== gate.dst) {
     throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.dst} target, got ${dst.kind}`);
   }
+  if (input.type === 'SUPERSEDES') await refuseMutualSupersedes(db, src.id, dst.id);
   const [a, b] = canonicalEnds(src.id, dst.id, input.type);
   const edge = await upsertEdge(db, now, {
     src: a,
@@ -87,6 +88,24 @@ export async function linkEntries(scope: WriteScope, input: LinkInput): Promise<
   }
   await scope.emit({ type: 'LINKED', entryId: edge.src, edge: edgeSnapshot(edge) });
   return edge;
+}
+
+/**
+ * Two entries that supersede each other leave neither current: each would mark the other
+ * SUPERSEDED, and "the newest version" would have no answer.
+ */
+async function refuseMutualSupersedes(db: Db, src: string, dst: string): Promise<void> {
+  const [reverse] = await db
+    .select({ src: edges.src })
+    .from(edges)
+    .where(and(eq(edges.src, dst), eq(edges.dst, src), eq(edges.type, 'SUPERSEDES')))
+    .limit(1);
+  if (reverse) {
+    throw badInput(
+      `${dst} already supersedes ${src}; two entries cannot supersede each other (unlink that edge first)`,
+      'dst',
+    );
+  }
 }
 
 /** Inserts an edge or strengthens the existing one; endpoints must already be canonical. */
@@ -118,12 +137,17 @@ export async function upsertEdge(
     return row;
   }
   const oldProv = old.provenance as Provenance;
+  const metadata = mergeMetadata(old.metadata, e.metadata);
+  // Merging keys could grow an edge's metadata past the bound that a single link is held to.
+  if (metadata !== null && metadata.length > LIMITS.metadataMax) {
+    throw badInput(`merged metadata would be larger than ${LIMITS.metadataMax} characters of JSON`, 'metadata');
+  }
   const [row] = await db
     .update(edges)
     .set({
       weight: Math.max(old.weight, e.weight),
       provenance: PROVENANCE_STRENGTH[e.provenance] > PROVENANCE_STRENGTH[oldProv] ? e.provenance : oldProv,
-      metadata: mergeMetadata(old.metadata, e.metadata),
+      metadata,
       updatedAt: now,
     })
     .where(and(eq(edges.src, e.src), eq(edges.dst, e.dst), eq(edges.type, e.type)))

@@ -32,6 +32,18 @@ export const LIST_PAGES = {
   tags: { first: 1_000, range: [1, 10_000] },
 } as const;
 
+/**
+ * Bounds of a stored instant. createdAt, updatedAt and revision and edge times come from
+ * the server's clock, so they never precede the Unix epoch; observedAt is the caller's and
+ * may reach as far back as the DateTime scalar reads (year 0000). Nothing lies past 2200:
+ * a later date is a typo or a "never" sentinel, and it would keep an entry fresh for good.
+ */
+export const INSTANTS = {
+  stampMin: 0,
+  observedMin: Date.parse('0000-01-01T00:00:00.000Z'),
+  max: Date.UTC(2201, 0, 1) - 1,
+};
+
 const DAY = 86_400_000;
 /** How long an entry stays fresh, by volatility (CONTRACT §6); null = never stale. */
 export const VOLATILITY_MAX_AGE_MS: Record<Volatility, number | null> = {

@@ -1,129 +1,135 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { link, open, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { inArray } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Config } from '../config.ts';
+import { type Db, locateWorkspace } from '../db/client.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
+import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
 import { contentHash, normalizeTags } from '../memory/model.ts';
 import type { Progress } from './progress.ts';
 import { type EdgeRecord, type EntryRecord, EXPORT_FORMAT, type ExportRecord, exportRecord } from './records.ts';
-import { OpsError, type OpsWorkspace } from './workspace.ts';
+import { OpsError, type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
 
 export interface ImportReport {
   workspace: string;
+  /** The workspace the file was exported from (its header). */
+  from: string;
   lines: number;
   entries: { imported: number; skipped: number };
   tags: number;
   revisions: number;
-  edges: { imported: number; skipped: number; missingEndpoint: number };
-  /** False when the file had no end record (a cut-off export?); counts were not cross-checked. */
-  complete: boolean;
+  edges: { imported: number; skipped: number };
 }
 
-/** Where an import reads from: a file (validated in full before anything is written) or a stream. */
-export type ImportSource = { file: string } | { stream: Readable };
+/** What the validating pass keeps of a file: counts and ids, never contents. */
+export interface ExportSummary {
+  /** How the file is named in messages ("stdin" for a copy of standard input). */
+  name: string;
+  path: string;
+  /** Lines, blank ones included: the progress bar's total. */
+  lines: number;
+  workspace: string;
+  entries: number;
+  edges: number;
+  /** The file's SUPERSEDES edges, checked against the target workspace's before anything is written. */
+  supersedes: { src: string; dst: string; line: number }[];
+}
 
-/** Entries per write transaction; also capped by content size so a batch stays short. */
+export interface ImportOptions {
+  /** The workspace the file must say it was exported from; the target's own id when absent. */
+  from?: string;
+  actor: string;
+  progress: (total: number) => Progress;
+  /** How the file is named in messages; its path when absent. */
+  name?: string;
+}
+
+/** Entries per insert round; also capped by content size so one round's rows stay small. */
 const ENTRY_BATCH = 250;
 const ENTRY_BATCH_CHARS = 8_000_000;
 const EDGE_BATCH = 1_000;
 /** Rows per multi-row INSERT: the widest table (entries, 15 columns) stays far below SQLite's 32,766 parameters. */
 const ROWS_PER_INSERT = 200;
-const MAX_REPORTED_ERRORS = 10;
+const MAX_REPORTED_PROBLEMS = 5;
 
 /**
- * Imports a JSON Lines export (records.ts) into a workspace, keeping ids and timestamps.
- * Idempotent: an entry whose id exists is skipped whole (the workspace's copy wins, its
- * tags and revisions untouched); revisions come only with new entries; an edge is
- * inserted unless the same (src, dst, type) exists. A second import changes nothing.
+ * Imports a JSON Lines export (records.ts) into workspace `id`, keeping ids and timestamps,
+ * all or nothing.
  *
- * Writes go in batches, each one transaction with multi-row inserts. An import writes no
- * events: the event log records API writes, and replaying thousands of CAPTURED events
- * at subscribers for a restore would be noise; one audit row records the run instead.
- * A file is validated in full first, so a bad line aborts before anything is written.
+ * A first pass reads the whole file and refuses it, before any database is opened, unless
+ * it is a complete export of the expected workspace within the API's limits: header first,
+ * then entries with unique ids, then edges whose ends are entries of the file and no two
+ * entries superseding each other, then an end record whose counts match. That pass keeps
+ * only ids, so memory stays bounded by the number of entries, not the file's size.
+ *
+ * The second pass writes. A workspace that does not exist yet is built in a temporary file
+ * beside its final name and linked into place when complete, so a failure or a crash never
+ * leaves a workspace behind. An existing local workspace takes the whole import in one
+ * transaction. A hosted database takes it in short transactions (a remote transaction has
+ * seconds to live); the file was validated first, so only a failure of the database itself
+ * can leave part of it written there.
+ *
+ * Idempotent: an entry whose id exists is skipped whole (the workspace's copy wins, its tags
+ * and revisions untouched); revisions come only with new entries; an edge is inserted unless
+ * the same (src, dst, type) exists. A second import changes nothing. An import writes no
+ * events: the event log records API writes, and replaying thousands of CAPTURED events at
+ * subscribers for a restore would be noise; one audit row records the run instead.
  */
-export async function importWorkspace(
-  ws: OpsWorkspace,
-  source: ImportSource,
-  opts: { actor: string; progress: (total: number) => Progress },
-): Promise<ImportReport> {
-  let total = 0;
-  if ('file' in source) total = await validateFile(source.file);
-  const bar = opts.progress(total);
-  const report: ImportReport = {
-    workspace: ws.id,
-    lines: 0,
-    entries: { imported: 0, skipped: 0 },
-    tags: 0,
-    revisions: 0,
-    edges: { imported: 0, skipped: 0, missingEndpoint: 0 },
-    complete: false,
-  };
-  let end: { entries: number; edges: number } | null = null;
-  let entryBatch: EntryRecord[] = [];
-  let entryChars = 0;
-  let edgeBatch: EdgeRecord[] = [];
-
-  const flushEntries = async () => {
-    if (entryBatch.length === 0) return;
-    const batch = entryBatch;
-    entryBatch = [];
-    entryChars = 0;
-    const r = await ws.writer.run(({ db }) => insertEntries(db, batch));
-    report.entries.imported += r.imported;
-    report.entries.skipped += batch.length - r.imported;
-    report.tags += r.tags;
-    report.revisions += r.revisions;
-  };
-  const flushEdges = async () => {
-    if (edgeBatch.length === 0) return;
-    const batch = edgeBatch;
-    edgeBatch = [];
-    const r = await ws.writer.run(({ db }) => insertEdges(db, batch));
-    report.edges.imported += r.imported;
-    report.edges.missingEndpoint += r.missingEndpoint;
-    report.edges.skipped += batch.length - r.imported - r.missingEndpoint;
-  };
-
-  const input = 'file' in source ? createReadStream(source.file) : source.stream;
-  let lineNo = 0;
-  for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
-    lineNo++;
-    bar.increment();
-    if (line.trim() === '') continue;
-    report.lines++;
-    const record = parseLine(line, lineNo);
-    if (record.type === 'entry') {
-      entryBatch.push(record);
-      entryChars += record.content.length + record.revisions.reduce((n, r) => n + r.content.length, 0);
-      if (entryBatch.length >= ENTRY_BATCH || entryChars >= ENTRY_BATCH_CHARS) await flushEntries();
-    } else if (record.type === 'edge') {
-      // Edges need their entries written first.
-      await flushEntries();
-      edgeBatch.push(record);
-      if (edgeBatch.length >= EDGE_BATCH) await flushEdges();
-    } else if (record.type === 'end') {
-      end = { entries: record.entries, edges: record.edges };
-    }
-  }
-  await flushEntries();
-  await flushEdges();
-  bar.stop();
-
-  const seenEntries = report.entries.imported + report.entries.skipped;
-  const seenEdges = report.edges.imported + report.edges.skipped + report.edges.missingEndpoint;
-  report.complete = end !== null;
-  await ws.writer.run(async ({ db, now }) => {
-    await db.insert(auditLog).values({ at: now, actor: opts.actor, action: 'import', details: JSON.stringify(report) });
-  });
-  if (end && (end.entries !== seenEntries || end.edges !== seenEdges)) {
-    throw new OpsError(
-      `the file's end record promises ${end.entries} entries and ${end.edges} edges, but it holds ${seenEntries} and ${seenEdges}`,
-    );
-  }
-  return report;
+export async function importFile(config: Config, id: string, path: string, opts: ImportOptions): Promise<ImportReport> {
+  const summary = await validateExport(path, { name: opts.name ?? path, into: id, from: opts.from });
+  const location = locateWorkspace(id, config);
+  const target = workspaceFile(location);
+  if (target && !existsSync(target)) return importIntoNewFile(id, target, summary, opts);
+  return withWorkspace(config, id, (ws) => writeImport(ws, summary, { ...opts, oneTransaction: location.local }));
 }
+
+async function importIntoNewFile(
+  id: string,
+  target: string,
+  summary: ExportSummary,
+  opts: ImportOptions,
+): Promise<ImportReport> {
+  // Not `*.db`, so neither the server nor `migrate` ever takes it for a workspace.
+  const partial = join(dirname(target), `.${id}.db.import-${process.pid}`);
+  try {
+    const report = await withDatabase(id, { url: `file:${partial}`, local: true }, async (ws) => {
+      const r = await writeImport(ws, summary, { ...opts, oneTransaction: true });
+      // Everything into the main file, so that the file alone is the workspace once linked.
+      const [row] = (await ws.client.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows;
+      if (row && Number(row[0]) !== 0) throw new OpsError(`could not checkpoint ${partial}; nothing was imported`);
+      return r;
+    });
+    const handle = await open(partial, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      // A link, unlike a rename, never replaces a workspace that appeared meanwhile.
+      await link(partial, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      throw new OpsError(
+        `workspace ${JSON.stringify(id)} was created while the file was imported; nothing was imported ` +
+          '(run the import again to merge the file into it)',
+      );
+    }
+    return report;
+  } finally {
+    await Promise.all(['', '-wal', '-shm', '-journal'].map((suffix) => rm(`${partial}${suffix}`, { force: true })));
+  }
+}
+
+function lines(path: string) {
+  return createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+/** One line of text: a problem is reported on the line the command prints. */
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ');
 
 function parseLine(line: string, lineNo: number): ExportRecord {
   let json: unknown;
@@ -138,30 +144,243 @@ function parseLine(line: string, lineNo: number): ExportRecord {
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     const kind = (json as { type?: unknown })?.type;
     throw new OpsError(
-      `line ${lineNo}: invalid ${typeof kind === 'string' ? `${kind} ` : ''}record: ${where}${issue?.message ?? 'invalid'}` +
-        (kind === 'header' ? ` (expected a ${EXPORT_FORMAT} file)` : ''),
+      oneLine(
+        `line ${lineNo}: invalid ${typeof kind === 'string' ? `${kind} ` : ''}record: ${where}${issue?.message ?? 'invalid'}` +
+          (kind === 'header' ? ` (expected a ${EXPORT_FORMAT} file)` : ''),
+      ),
     );
   }
   return parsed.data;
 }
 
-/** Reads the whole file once, so that a bad line is reported before anything is written; returns its line count. */
-async function validateFile(file: string): Promise<number> {
-  const errors: string[] = [];
+const pairKey = (src: string, dst: string) => JSON.stringify([src, dst]);
+
+/**
+ * The validating pass: reads the whole file and throws an OpsError naming the first few
+ * problems by line, or returns what the writing pass needs.
+ */
+export async function validateExport(
+  path: string,
+  opts: { name: string; into: string; from?: string },
+): Promise<ExportSummary> {
+  const problems: string[] = [];
+  const expected = opts.from ?? opts.into;
+  let header: { workspace: string; line: number } | null = null;
+  let end: { entries: number; edges: number; line: number } | null = null;
+  const entryLines = new Map<string, number>();
+  const supersedes = new Map<string, number>();
+  const supersedesList: ExportSummary['supersedes'] = [];
+  let edgeCount = 0;
+  let firstEdgeLine = 0;
   let lineNo = 0;
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) {
+  let nonBlank = 0;
+  let fatal = false;
+
+  for await (const line of lines(path)) {
     lineNo++;
     if (line.trim() === '') continue;
+    nonBlank++;
+    let record: ExportRecord;
     try {
-      parseLine(line, lineNo);
+      record = parseLine(line, lineNo);
     } catch (error) {
-      if (errors.length < MAX_REPORTED_ERRORS) errors.push(error instanceof Error ? error.message : String(error));
-      else break;
+      problems.push(error instanceof Error ? error.message : String(error));
+      if (problems.length >= MAX_REPORTED_PROBLEMS) break;
+      continue;
+    }
+    const problem = (message: string) => problems.push(`line ${lineNo}: ${oneLine(message)}`);
+    if (end) {
+      problem(`a ${record.type} record after the end record (line ${end.line})`);
+    } else if (!header && record.type !== 'header') {
+      problem(`the file must start with a header record, not a ${record.type} record`);
+      fatal = true;
+    } else if (record.type === 'header') {
+      if (header) {
+        problem(`a second header record (the first is on line ${header.line})`);
+      } else if (record.workspace !== expected) {
+        const from = JSON.stringify(record.workspace);
+        problem(
+          opts.from === undefined
+            ? `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.into)}; ` +
+                `to import it into ${JSON.stringify(opts.into)}, pass --from ${record.workspace}`
+            : `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.from)} as --from says`,
+        );
+        fatal = true;
+      } else {
+        header = { workspace: record.workspace, line: lineNo };
+      }
+    } else if (record.type === 'entry') {
+      const first = entryLines.get(record.id);
+      if (firstEdgeLine > 0) {
+        problem(`entry ${JSON.stringify(record.id)} after the first edge (line ${firstEdgeLine}): entries come first`);
+      } else if (first !== undefined) {
+        problem(`duplicate entry id ${JSON.stringify(record.id)} (first on line ${first})`);
+      } else {
+        entryLines.set(record.id, lineNo);
+      }
+    } else if (record.type === 'edge') {
+      edgeCount++;
+      if (firstEdgeLine === 0) firstEdgeLine = lineNo;
+      const label = `${record.edgeType} edge ${JSON.stringify(record.src)} -> ${JSON.stringify(record.dst)}`;
+      const missing = [record.src, record.dst].filter((id) => !entryLines.has(id));
+      if (missing.length > 0) {
+        problem(`${label}: no entry ${missing.map((m) => JSON.stringify(m)).join(' or ')} in the file`);
+      } else if (record.edgeType === 'SUPERSEDES') {
+        const reverse = supersedes.get(pairKey(record.dst, record.src));
+        if (reverse !== undefined) {
+          problem(`${label}: the reverse edge on line ${reverse} makes the two entries supersede each other`);
+        } else {
+          supersedes.set(pairKey(record.src, record.dst), lineNo);
+          supersedesList.push({ src: record.src, dst: record.dst, line: lineNo });
+        }
+      }
+    } else {
+      end = { entries: record.entries, edges: record.edges, line: lineNo };
+    }
+    if (fatal || problems.length >= MAX_REPORTED_PROBLEMS) break;
+  }
+
+  const finished = !fatal && problems.length < MAX_REPORTED_PROBLEMS;
+  if (finished && nonBlank === 0) problems.push('the file is empty');
+  else if (finished && !end) {
+    problems.push(`line ${lineNo}: the file ends without an end record; it may be cut off`);
+  } else if (finished && end && (end.entries !== entryLines.size || end.edges !== edgeCount)) {
+    problems.push(
+      `line ${end.line}: the end record counts ${end.entries} entries and ${end.edges} edges, ` +
+        `but the file holds ${entryLines.size} and ${edgeCount}`,
+    );
+  }
+  if (problems.length > 0 || !header) {
+    throw new OpsError(`${opts.name}: ${problems.join('; ')}; nothing was imported`);
+  }
+  return {
+    name: opts.name,
+    path,
+    lines: lineNo,
+    workspace: header.workspace,
+    entries: entryLines.size,
+    edges: edgeCount,
+    supersedes: supersedesList,
+  };
+}
+
+type Write = <T>(fn: (scope: WriteScope) => Promise<T>) => Promise<T>;
+
+/** The writing pass over a validated file. */
+async function writeImport(
+  ws: OpsWorkspace,
+  summary: ExportSummary,
+  opts: ImportOptions & { oneTransaction: boolean },
+): Promise<ImportReport> {
+  const body = async (write: Write) => {
+    await write((scope) => refuseMutualSupersedes(scope.db, summary, ws.id));
+    const report = await writeRecords(ws.id, summary, write, opts.progress);
+    await write(async ({ db, now }) => {
+      await db
+        .insert(auditLog)
+        .values({ at: now, actor: opts.actor, action: 'import', details: JSON.stringify(report) });
+    });
+    return report;
+  };
+  return opts.oneTransaction ? ws.writer.run((scope) => body((fn) => fn(scope))) : body((fn) => ws.writer.run(fn));
+}
+
+/** A SUPERSEDES edge of the file whose reverse the workspace already holds. */
+async function refuseMutualSupersedes(db: Db, summary: ExportSummary, workspace: string): Promise<void> {
+  for (const chunk of chunks(summary.supersedes, 500)) {
+    const rows = await db
+      .select({ src: edges.src, dst: edges.dst })
+      .from(edges)
+      .where(
+        and(
+          eq(edges.type, 'SUPERSEDES'),
+          inArray(
+            edges.src,
+            chunk.map((e) => e.dst),
+          ),
+        ),
+      );
+    const held = new Set(rows.map((r) => pairKey(r.src, r.dst)));
+    const clash = chunk.find((e) => held.has(pairKey(e.dst, e.src)));
+    if (clash) {
+      throw new OpsError(
+        `${summary.name}: line ${clash.line}: SUPERSEDES edge ${JSON.stringify(clash.src)} -> ${JSON.stringify(clash.dst)}: ` +
+          `workspace ${JSON.stringify(workspace)} already has the reverse edge, and two entries cannot supersede ` +
+          'each other; nothing was imported',
+      );
     }
   }
-  if (errors.length > 0)
-    throw new OpsError(`${file} is not a valid export; nothing was imported:\n  ${errors.join('\n  ')}`);
-  return lineNo;
+}
+
+async function writeRecords(
+  workspace: string,
+  summary: ExportSummary,
+  write: Write,
+  progress: (total: number) => Progress,
+): Promise<ImportReport> {
+  const bar = progress(summary.lines);
+  const report: ImportReport = {
+    workspace,
+    from: summary.workspace,
+    lines: 0,
+    entries: { imported: 0, skipped: 0 },
+    tags: 0,
+    revisions: 0,
+    edges: { imported: 0, skipped: 0 },
+  };
+  let entryBatch: EntryRecord[] = [];
+  let entryChars = 0;
+  let edgeBatch: EdgeRecord[] = [];
+
+  const flushEntries = async () => {
+    if (entryBatch.length === 0) return;
+    const batch = entryBatch;
+    entryBatch = [];
+    entryChars = 0;
+    const r = await write(({ db }) => insertEntries(db, batch));
+    report.entries.imported += r.imported;
+    report.entries.skipped += batch.length - r.imported;
+    report.tags += r.tags;
+    report.revisions += r.revisions;
+  };
+  const flushEdges = async () => {
+    if (edgeBatch.length === 0) return;
+    const batch = edgeBatch;
+    edgeBatch = [];
+    const imported = await write(({ db }) => insertEdges(db, batch));
+    report.edges.imported += imported;
+    report.edges.skipped += batch.length - imported;
+  };
+
+  // The file was validated, but it is read a second time and may have changed since.
+  let lineNo = 0;
+  for await (const line of lines(summary.path)) {
+    lineNo++;
+    bar.increment();
+    if (line.trim() === '') continue;
+    report.lines++;
+    const record = parseLine(line, lineNo);
+    if (record.type === 'entry') {
+      entryBatch.push(record);
+      entryChars += record.content.length + record.revisions.reduce((n, r) => n + r.content.length, 0);
+      if (entryBatch.length >= ENTRY_BATCH || entryChars >= ENTRY_BATCH_CHARS) await flushEntries();
+    } else if (record.type === 'edge') {
+      // Edges need their entries written first.
+      await flushEntries();
+      edgeBatch.push(record);
+      if (edgeBatch.length >= EDGE_BATCH) await flushEdges();
+    }
+  }
+  await flushEntries();
+  await flushEdges();
+  bar.stop();
+
+  const seenEntries = report.entries.imported + report.entries.skipped;
+  const seenEdges = report.edges.imported + report.edges.skipped;
+  if (seenEntries !== summary.entries || seenEdges !== summary.edges) {
+    throw new OpsError(`${summary.name} changed while it was imported; nothing was imported`);
+  }
+  return report;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -188,12 +407,7 @@ async function insertEntries(
     db,
     batch.map((e) => e.id),
   );
-  const fresh: EntryRecord[] = [];
-  for (const e of batch) {
-    if (existing.has(e.id)) continue;
-    existing.add(e.id); // a repeated id later in the file is skipped too
-    fresh.push(e);
-  }
+  const fresh = batch.filter((e) => !existing.has(e.id));
   const entryRows = fresh.map((e) => ({
     id: e.id,
     content: e.content,
@@ -223,23 +437,18 @@ async function insertEntries(
   return { imported: fresh.length, tags: tagRows.length, revisions: revisionRows.length };
 }
 
-async function insertEdges(
-  db: Db,
-  batch: readonly EdgeRecord[],
-): Promise<{ imported: number; missingEndpoint: number }> {
+async function insertEdges(db: Db, batch: readonly EdgeRecord[]): Promise<number> {
   const present = await existingIds(
     db,
     batch.flatMap((e) => [e.src, e.dst]),
   );
-  const rows = [];
-  let missingEndpoint = 0;
-  for (const e of batch) {
+  const rows = batch.map((e) => {
+    // Validation saw both ends in the file; only a file changed since can get here.
     if (!present.has(e.src) || !present.has(e.dst)) {
-      missingEndpoint++;
-      continue;
+      throw new OpsError(`an edge's entry is missing: the file changed while it was imported; nothing was imported`);
     }
     const [src, dst] = canonicalEnds(e.src, e.dst, e.edgeType);
-    rows.push({
+    return {
       src,
       dst,
       type: e.edgeType,
@@ -248,8 +457,8 @@ async function insertEdges(
       metadata: e.metadata == null ? null : JSON.stringify(e.metadata),
       createdAt: e.createdAt,
       updatedAt: e.updatedAt,
-    });
-  }
+    };
+  });
   let imported = 0;
   for (const chunk of chunks(rows, ROWS_PER_INSERT)) {
     const inserted = await db
@@ -259,5 +468,5 @@ async function insertEdges(
       .returning({ src: edges.src });
     imported += inserted.length;
   }
-  return { imported, missingEndpoint };
+  return imported;
 }

@@ -9,7 +9,7 @@ import {
   VOLATILITIES,
   VOLATILITY_SOURCES,
 } from '../memory/enums.ts';
-import { LIMITS } from '../memory/model.ts';
+import { INSTANTS, LIMITS } from '../memory/model.ts';
 
 /**
  * The JSON Lines export format, version 1: one record per line, each with a `type`.
@@ -20,10 +20,18 @@ import { LIMITS } from '../memory/model.ts';
 export const EXPORT_FORMAT = 'mini-sphere-export';
 export const EXPORT_VERSION = 1;
 
-const instant = z.iso.datetime({ offset: true }).transform((s) => Date.parse(s));
+const iso = (ms: number) => new Date(ms).toISOString();
+/** An ISO-8601 instant within the bounds the API stores (INSTANTS), as epoch milliseconds. */
+const instantFrom = (min: number) =>
+  z.iso
+    .datetime({ offset: true })
+    .transform((s) => Date.parse(s))
+    .refine((ms) => ms >= min && ms <= INSTANTS.max, `must lie between ${iso(min)} and ${iso(INSTANTS.max)}`);
+/** Times the server's clock stamped. */
+const instant = instantFrom(INSTANTS.stampMin);
 const content = z
   .string()
-  .max(LIMITS.contentMax)
+  .max(LIMITS.contentMax, `must not be longer than ${LIMITS.contentMax} characters`)
   .refine((s) => s.trim().length > 0, 'must not be empty');
 
 export const headerRecord = z.object({
@@ -49,11 +57,11 @@ export const entryRecord = z.object({
   claimTag: z.enum(CLAIM_TAGS),
   evidenceRef: z.string().max(LIMITS.evidenceRefMax).nullable().default(null),
   recallCount: z.number().int().min(0).default(0),
-  observedAt: instant.nullable().default(null),
+  observedAt: instantFrom(INSTANTS.observedMin).nullable().default(null),
   createdAt: instant,
   updatedAt: instant,
   tags: z.array(z.string().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
-  revisions: z.array(z.object({ content: z.string(), op: z.enum(REVISION_OPS), at: instant })).default([]),
+  revisions: z.array(z.object({ content, op: z.enum(REVISION_OPS), at: instant })).default([]),
 });
 
 export const edgeRecord = z
@@ -64,7 +72,14 @@ export const edgeRecord = z
     edgeType: z.enum(EDGE_TYPES),
     weight: z.number().gt(0).max(1),
     provenance: z.enum(PROVENANCES),
-    metadata: z.record(z.string(), z.unknown()).nullable().default(null),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .default(null)
+      .refine(
+        (m) => m === null || JSON.stringify(m).length <= LIMITS.metadataMax,
+        `must not be larger than ${LIMITS.metadataMax} characters of JSON`,
+      ),
     createdAt: instant,
     updatedAt: instant,
   })

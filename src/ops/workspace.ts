@@ -44,8 +44,8 @@ export interface OpenOptions {
 }
 
 /** Validates a workspace id given on the command line. */
-export function checkWorkspaceId(id: string | undefined): string {
-  if (!id) throw new OpsError('missing --workspace', 2);
+export function checkWorkspaceId(id: string | undefined, flag = '--workspace'): string {
+  if (!id) throw new OpsError(`missing ${flag}`, 2);
   if (!WORKSPACE_ID.test(id))
     throw new OpsError(`invalid workspace id ${JSON.stringify(id)}: it must match ${WORKSPACE_ID.source}`, 2);
   return id;
@@ -69,6 +69,15 @@ export async function withWorkspace<T>(
   if (file && !opts.create && !existsSync(file)) {
     throw new OpsError(`workspace ${JSON.stringify(id)} does not exist (no ${file})`);
   }
+  return withDatabase(id, location, fn);
+}
+
+/** Opens (and migrates) the database at `location` as workspace `id`, runs `fn`, and closes it again. */
+export async function withDatabase<T>(
+  id: string,
+  location: DatabaseLocation,
+  fn: (ws: OpsWorkspace) => Promise<T>,
+): Promise<T> {
   const client = await openClient(location);
   let writer: Writer | null = null;
   try {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,13 +126,12 @@ describe('export and import', () => {
     expect(piped.code).toBe(0);
     expect(piped.stdout.split('\n').slice(1)).toEqual((await readFile(file, 'utf8')).split('\n').slice(1));
 
-    const imported = await runCli(['import', '--workspace', to, file, '--json'], env());
+    const imported = await runCli(['import', '--workspace', to, '--from', from, file, '--json'], env());
     expect(imported.code).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({
       entries: { imported: 27, skipped: 0 },
       revisions: 3,
-      edges: { imported: 5, skipped: 0, missingEndpoint: 0 },
-      complete: true,
+      edges: { imported: 5, skipped: 0 },
     });
 
     const source = await dumpWorkspace(srv.dbPath(from));
@@ -140,7 +140,7 @@ describe('export and import', () => {
     expect(target.events).toEqual([]); // an import is a restore, not a stream of API writes
     await checkFtsIntegrity(srv.dbPath(to));
 
-    const again = await runCli(['import', '--workspace', to, file], env());
+    const again = await runCli(['import', '--workspace', to, '--from', from, file], env());
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/entries 0 new, 27 already there/);
     expect(await dumpWorkspace(srv.dbPath(to))).toEqual(target);
@@ -171,17 +171,19 @@ describe('export and import', () => {
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     });
-    await writeFile(file, `${good}\n{"type":"entry","id":"e-2","content":""}\nnot json\n`);
+    const header = JSON.stringify({
+      type: 'header',
+      format: 'mini-sphere-export',
+      version: 1,
+      workspace: to,
+      exportedAt: '',
+    });
+    await writeFile(file, `${header}\n${good}\n{"type":"entry","id":"e-2","content":""}\nnot json\n`);
     const res = await runCli(['import', '--workspace', to, file], env());
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/line 2: invalid entry record/);
-    expect(res.stderr).toMatch(/line 3: not valid JSON/);
-    const db = await openWorkspaceDb(srv.dbPath(to));
-    try {
-      expect((await db.execute('SELECT count(*) AS n FROM entries')).rows[0]?.n).toBe(0);
-    } finally {
-      db.close();
-    }
+    expect(res.stderr).toMatch(/line 3: invalid entry record/);
+    expect(res.stderr).toMatch(/line 4: not valid JSON/);
+    expect(existsSync(srv.dbPath(to))).toBe(false);
   });
 });
 
