@@ -349,6 +349,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
         await registry.close();
+        metrics.close();
         http.closeAllConnections();
         await closed;
         await redis?.close();
