@@ -83,3 +83,28 @@ describe('a workspace full of long words', () => {
     expect(maxMs).toBeLessThan(MAX_DELAY_MS);
   }, 120_000);
 });
+
+describe('a workspace full of A.A.A…', () => {
+  // Enough entries that a pass whose patterns rescan each run (milliseconds an entry) holds
+  // the loop for seconds, while linear patterns and turns between chunks keep it short.
+  const COUNT = 1_500;
+  const dotted = freshWorkspace('dotted');
+
+  beforeAll(async () => {
+    const contents = Array.from({ length: COUNT }, (_, i) => `${'A.'.repeat(1_000)} ${i}`);
+    const send = async () => {
+      for (let c = contents.pop(); c !== undefined; c = contents.pop()) {
+        await t.gqlOk(CAPTURE, { input: { content: c } }, { workspace: dotted });
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, send));
+  }, 300_000);
+
+  it('runs its staleness pass without freezing the server', async () => {
+    const { result, maxMs } = await withLoopDelay(() =>
+      t.gqlOk('mutation { runStalenessPass(limit: 10000) { reclassified } }', {}, { workspace: dotted }),
+    );
+    expect(result.runStalenessPass.reclassified).toBe(COUNT);
+    expect(maxMs).toBeLessThan(MAX_DELAY_MS);
+  }, 120_000);
+});
