@@ -381,7 +381,7 @@ function finish(input: FinishInput): RecallOutput {
   } else {
     eligible.sort((a, b) => b.final - a.final);
     picked = mmrSelect(
-      eligible.map((s) => ({ ...s, score: s.final, tokens: s.stems })),
+      eligible.map((s) => ({ ...s, score: s.final, tokens: firstOf(s.stems, policy.text.similarityStemsMax) })),
       topK,
       policy.mmr.lambda,
     );
@@ -440,6 +440,17 @@ function finish(input: FinishInput): RecallOutput {
     omitted: omitted.slice(0, policy.omittedMax).map(({ entryId, reason }) => ({ entryId, reason })),
     policyVersion: policy.version,
   };
+}
+
+/** The first `max` members of a set (in the order they were added: text order, for stems). */
+function firstOf<T>(set: Set<T>, max: number): Set<T> {
+  if (set.size <= max) return set;
+  const out = new Set<T>();
+  for (const x of set) {
+    if (out.size >= max) break;
+    out.add(x);
+  }
+  return out;
 }
 
 /** MMR may still pick an old version before its successor; move it to just after. */

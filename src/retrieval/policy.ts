@@ -99,11 +99,18 @@ export const RANKING_POLICY = {
    * FTS5 still searches the whole text; these bounds keep a recall's own work per candidate
    * small whatever the content holds (a character such as U+FDFA normalizes to eighteen).
    * Text up to `windowChars`, before and after normalization, is read; a longer word counts
-   * as its first `wordMaxChars` characters; an entry's similarity set keeps its first
-   * `stemsMax` distinct stems; snippets look for matched words in the first
+   * as its first `wordMaxChars` characters; an entry keeps its first `stemsMax` distinct
+   * stems for coverage, and MMR compares the first `similarityStemsMax` of them (pairwise, so
+   * their number is its cost); snippets look for matched words in the first
    * `snippetWindowChars` characters.
    */
-  text: { windowChars: 8_000, wordMaxChars: 64, stemsMax: 1_000, snippetWindowChars: 20_000 },
+  text: {
+    windowChars: 8_000,
+    wordMaxChars: 64,
+    stemsMax: 1_000,
+    similarityStemsMax: 256,
+    snippetWindowChars: 20_000,
+  },
 
   snippet: {
     topCount: 2,

@@ -112,7 +112,11 @@ export function quoteFtsTerm(term: string): string {
  * @example buildMatchExpression(['near', 'x']) // '"near" OR "x"'
  */
 export function buildMatchExpression(terms: readonly string[]): string | null {
-  const quoted = terms.filter((t) => t.length > 0).map(quoteFtsTerm);
+  // A term tokenize cut short searches as a prefix, so it still finds the whole word FTS5 indexed.
+  const capped = RANKING_POLICY.text.wordMaxChars - 1;
+  const quoted = terms
+    .filter((t) => t.length > 0)
+    .map((t) => (t.length >= capped ? `${quoteFtsTerm(t)}*` : quoteFtsTerm(t)));
   return quoted.length > 0 ? quoted.join(' OR ') : null;
 }
 

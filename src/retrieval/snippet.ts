@@ -8,6 +8,8 @@ export interface Snippet {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
+/** An ASCII word folds by lower-casing alone: NFKD leaves it as it is and it has no marks. */
+const ASCII = /^[A-Za-z0-9]*$/;
 
 /**
  * Start offsets of the words of `content` whose stem is one of `stems`, among the words
@@ -18,9 +20,14 @@ function matchOffsets(content: string, stems: ReadonlySet<string>, policy: Ranki
   const out: number[] = [];
   if (stems.size === 0) return out;
   const { snippetWindowChars, wordMaxChars } = policy.text;
+  // lightStem keeps a word's first two characters, so a word whose first two no stem shares
+  // cannot match: most words of a long text are skipped before they are stemmed.
+  const heads = new Set([...stems].map((s) => s.slice(0, 2)));
   // Slicing first keeps the word search itself inside the window (a word can be the whole text).
   for (const m of content.slice(0, snippetWindowChars).matchAll(WORD)) {
-    const word = capWord(foldText(capWord(m[0], wordMaxChars)), wordMaxChars);
+    const raw = capWord(m[0], wordMaxChars);
+    const word = ASCII.test(raw) ? raw.toLowerCase() : capWord(foldText(raw), wordMaxChars);
+    if (!heads.has(word.slice(0, 2))) continue;
     if (stems.has(lightStem(word))) out.push(m.index);
     if (out.length >= 500) break;
   }
