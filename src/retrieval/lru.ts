@@ -1,7 +1,8 @@
 /**
- * A bounded map that forgets the least recently used key first. Caches shared by every
+ * A bounded map that forgets the least recently used keys first. Caches shared by every
  * workspace use it so that one workspace streaming new keys through pushes out only what
- * nobody used lately, never everything at once.
+ * nobody used lately, never everything at once. Each value weighs 1 unless `weigh` says
+ * otherwise; the weights held never exceed `max`.
  *
  * @example
  * const c = new LruCache<string, number>(2);
@@ -10,11 +11,21 @@
  */
 export class LruCache<K, V> {
   readonly #map = new Map<K, V>();
+  #weight = 0;
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    readonly weigh: (value: V) => number = () => 1,
+  ) {}
 
+  /** Keys held. */
   get size(): number {
     return this.#map.size;
+  }
+
+  /** The sum of the weights held (never above `max`). */
+  get weight(): number {
+    return this.#weight;
   }
 
   /** The value, marked as just used. */
@@ -34,8 +45,16 @@ export class LruCache<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.#map.delete(key);
+    this.#remove(key);
     this.#map.set(key, value);
-    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value as K);
+    this.#weight += this.weigh(value);
+    while (this.#weight > this.max && this.#map.size > 0) this.#remove(this.#map.keys().next().value as K);
+  }
+
+  #remove(key: K): void {
+    const old = this.#map.get(key);
+    if (old === undefined) return;
+    this.#map.delete(key);
+    this.#weight -= this.weigh(old);
   }
 }

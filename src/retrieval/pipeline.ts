@@ -112,8 +112,9 @@ interface Scored {
   stems: Set<string>;
 }
 
-// A recall touches ~150 candidates; this keeps a few recalls' worth per workspace without growing RSS.
-const STEMS_CACHE_MAX = 1_000;
+// Counted in stems (a few MB per workspace): a recall touches ~150 candidates, most of a few
+// dozen stems, so this keeps many recalls' worth, and entries of a thousand stems fewer.
+const STEMS_CACHE_MAX = 100_000;
 /**
  * Per workspace (keyed by its database handle, and gone with it), so that a workspace whose
  * recalls stream through many entries only ever pushes out its own.
@@ -124,7 +125,7 @@ const stemsCaches = new WeakMap<Db, LruCache<string, { hash: string; stems: Set<
 export function stemsCacheFor(db: Db): LruCache<string, { hash: string; stems: Set<string> }> {
   let cache = stemsCaches.get(db);
   if (!cache) {
-    cache = new LruCache(STEMS_CACHE_MAX);
+    cache = new LruCache(STEMS_CACHE_MAX, (v) => v.stems.size + 1);
     stemsCaches.set(db, cache);
   }
   return cache;

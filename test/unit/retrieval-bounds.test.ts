@@ -107,6 +107,16 @@ describe('LruCache', () => {
     expect([c.has('a'), c.has('c'), c.has('d'), c.has('e')]).toEqual([false, true, true, true]);
     expect(c.size).toBe(3);
   });
+
+  it('holds no more weight than its bound', () => {
+    const c = new LruCache<string, string>(10, (v) => v.length);
+    c.set('a', 'xxxx');
+    c.set('b', 'xxxx');
+    c.set('c', 'xxxx');
+    expect([c.has('a'), c.has('b'), c.has('c'), c.weight]).toEqual([false, true, true, 8]);
+    c.set('b', 'x');
+    expect(c.weight).toBe(5);
+  });
 });
 
 describe('the shared stem cache', () => {
@@ -148,10 +158,13 @@ describe('the entry stems cache', () => {
     const stems = entryStems(quiet, mine);
     expect(stems).toEqual(new Set(['garden', 'gat', 'need', 'oil']));
 
+    // Long entries fill the busy workspace's cache until it starts to forget its own.
     const cache = stemsCacheFor(busy);
-    for (let i = 0; i < 2 * cache.max; i++) entryStems(busy, entry(`busy-${i}`, `note number ${i}`));
-    expect(cache.size).toBe(cache.max);
-    expect(cache.has('busy-0')).toBe(false);
+    const long = (i: number) => Array.from({ length: 1_500 }, (_, j) => `w${i}x${j}`).join(' ');
+    let n = 0;
+    while (n === 0 || cache.has('busy-0')) entryStems(busy, entry(`busy-${n}`, long(n++)));
+    expect(n).toBeGreaterThan(10);
+    expect(cache.weight).toBeLessThanOrEqual(cache.max);
 
     expect(stemsCacheFor(quiet).has('quiet-1')).toBe(true);
     expect(entryStems(quiet, mine)).toBe(stems);
