@@ -8,6 +8,11 @@
  *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of the same walk
  *   d. subscription fan-out to 1,000 sockets    vs a bare `ws` server broadcasting the same bytes
  *   e. server RSS; export and import time and peak memory
+ *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
+ *      recalls them (topK 50) while another workspace runs its recall mix
+ *
+ * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
+ * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
  *
  *   npm run bench                          # sizes 10k and 100k
  *   npm run bench -- --size 1m             # one size (also --sizes 10k,100k,1m)
@@ -34,10 +39,12 @@ import {
   type GqlClient,
   gqlClient,
   type LatencySummary,
+  type LoopDelay,
   pool,
   procMemory,
   REPO_ROOT,
   type ServerChild,
+  scrapeLoopDelay,
   sleep,
   startServer,
   summarize,
@@ -58,7 +65,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,capture,fanout,export
+  --skip LIST           phases to skip: recall,graph,capture,fanout,hostile,export
   --profile             CPU-profile the server (node --cpu-prof) during the recall mix, a capture run
                         and the fan-out rounds, at the largest size; profiles in bench/results/profiles/
   --help                this help
@@ -85,6 +92,15 @@ const CAPTURE = `mutation Capture($input: CaptureInput!) { capture(input: $input
 const EVENTS_SUB = 'subscription { events { seq type outcome entryId entry { id kind content } } }';
 /** A lighter variant without the entry (no database read per subscriber), reported for diagnosis. */
 const EVENTS_SUB_LIGHT = 'subscription { events { seq type outcome entryId at } }';
+
+/** The hostile tenant's workspace, entries and query. */
+const HOSTILE_WORKSPACE = 'perf-hostile';
+const HOSTILE_ENTRIES = 30;
+/** U+FDFA is one character that NFKD writes as eighteen: the most text one capture can make recall fold. */
+const longWordEntry = (i: number) => `yyy ${'\uFDFA'.repeat(99_990)} ${i}`;
+const HOSTILE_RECALL = 'query { recall(query: "yyy", topK: 50) { hits { rank snippet truncated entry { id } } } }';
+/** No request may hold the shared event loop longer than this (ms). */
+const LOOP_BUDGET_MS = 250;
 
 /** The raw keyword query a user would otherwise run. */
 const RAW_FTS = 'SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50';
@@ -195,6 +211,14 @@ interface SizeResult {
     export: Omit<TimedRun, 'stdout' | 'stderr'>;
     import: Omit<TimedRun, 'stdout' | 'stderr'>;
   };
+  hostile?: {
+    entries: number;
+    /** The other workspace's recall latency while the hostile one recalls. */
+    neighbour: LatencySummary;
+    hostileRecall: LatencySummary;
+  };
+  /** The server's event-loop delay during each phase (ms). */
+  loop: Partial<Record<'recall' | 'graph' | 'capture' | 'fanout' | 'hostile', LoopDelay>>;
   profiles?: { recall: ProfileSummary; capture: ProfileSummary; fanout: ProfileSummary };
 }
 
@@ -479,6 +503,49 @@ async function measureFanout(api: GqlClient, server: ServerChild, size: number) 
   return result;
 }
 
+/**
+ * A hostile tenant: one workspace captures entries of long words and recalls them over and
+ * over while another workspace runs its recall mix. The event-loop delay of the phase is what
+ * the hostile workspace costs every other one.
+ */
+async function measureHostile(api: GqlClient, server: ServerChild, size: number) {
+  const hostile = gqlClient(server.url, HOSTILE_WORKSPACE);
+  try {
+    for (let i = 0; i < HOSTILE_ENTRIES; i++) await hostile.request(CAPTURE, { input: { content: longWordEntry(i) } });
+    const queries = makeQueries(Math.min(N_QUERIES, 100), seed + 7);
+    await scrapeLoopDelay(server.url);
+    const hostileMs: number[] = [];
+    let running = true;
+    // The first of these recalls meets cold caches: the case that used to stall everything.
+    const attack = (async () => {
+      while (running) {
+        const t0 = performance.now();
+        await hostile.request(HOSTILE_RECALL);
+        hostileMs.push(ms(t0));
+      }
+    })();
+    const neighbour: number[] = [];
+    for (const q of queries) {
+      const t0 = performance.now();
+      await api.request(RECALL, { q });
+      neighbour.push(ms(t0));
+    }
+    running = false;
+    await attack;
+    const loop = await scrapeLoopDelay(server.url);
+    log(
+      `  hostile tenant ${sizeLabel(size)}: loop p99 ${loop.p99.toFixed(0)} ms (max ${loop.max.toFixed(0)}), ` +
+        `neighbour recall p99 ${summarize(neighbour).p99.toFixed(1)} ms, hostile recall p50 ${summarize(hostileMs).p50.toFixed(0)} ms`,
+    );
+    return {
+      result: { entries: HOSTILE_ENTRIES, neighbour: summarize(neighbour), hostileRecall: summarize(hostileMs) },
+      loop,
+    };
+  } finally {
+    hostile.close();
+  }
+}
+
 async function measureExportImport(runDir: string, size: number) {
   const file = join(runDir, 'export.jsonl');
   const env = { SPHERE_DATA_DIR: runDir };
@@ -561,24 +628,37 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
   const runDir = join(dataDir, `run-${label}`);
   rmSync(runDir, { recursive: true, force: true });
   copyTemplate(load.file, runDir, WORKSPACE);
-  const result: SizeResult = { size, label, load, rss: {} };
+  const result: SizeResult = { size, label, load, rss: {}, loop: {} };
 
   const server = await startServer({ dataDir: runDir, logFile: join(runDir, 'server.log') });
   const api = gqlClient(server.url, WORKSPACE);
   const raw = createClient({ url: `file:${join(runDir, `${WORKSPACE}.db`)}`, intMode: 'number' });
+  // Each phase between two scrapes: the second reports the event-loop delay of the phase alone.
+  const phase = async <T>(name: keyof SizeResult['loop'], work: () => Promise<T>): Promise<T> => {
+    await scrapeLoopDelay(server.url);
+    const out = await work();
+    result.loop[name] = await scrapeLoopDelay(server.url);
+    return out;
+  };
   try {
     await api.request('{ count }');
     await sleep(300);
     result.rss.afterLoadMb = procMemory(server.pid).rssMb;
     result.floor = await measureFloor(api);
-    if (!skip.has('recall')) result.recall = await measureRecall(api, raw, size);
-    if (!skip.has('graph')) result.graphView = await measureGraph(api, raw, size);
+    if (!skip.has('recall')) result.recall = await phase('recall', () => measureRecall(api, raw, size));
+    if (!skip.has('graph')) result.graphView = await phase('graph', () => measureGraph(api, raw, size));
     result.rss.afterQueriesMb = procMemory(server.pid).rssMb;
-    if (!skip.has('capture')) result.capture = await measureCapture(api, load.file, runDir, size);
+    if (!skip.has('capture'))
+      result.capture = await phase('capture', () => measureCapture(api, load.file, runDir, size));
     result.rss.afterCapturesMb = procMemory(server.pid).rssMb;
     if (!skip.has('fanout')) {
-      result.fanout = await measureFanout(api, server, size);
+      result.fanout = await phase('fanout', () => measureFanout(api, server, size));
       result.rss.afterFanoutMb = procMemory(server.pid).rssMb;
+    }
+    if (!skip.has('hostile')) {
+      const { result: hostile, loop } = await measureHostile(api, server, size);
+      result.hostile = hostile;
+      result.loop.hostile = loop;
     }
     result.rss.peakMb = procMemory(server.pid).hwmMb;
   } finally {
@@ -624,21 +704,37 @@ function targetsFor(r: SizeResult): TargetRow[] {
   }
   const rss = Math.max(r.rss.afterLoadMb ?? 0, r.rss.afterQueriesMb ?? 0);
   add('server RSS after load+queries (MB)', rss, '≤ 256', rss <= 256);
+  const hostile = r.loop.hostile;
+  // Binding at every size: the hostile workspace is the same whatever the other one holds.
+  if (hostile)
+    rows.push({
+      size: r.label,
+      target: 'event-loop p99, hostile tenant (ms)',
+      value: hostile.p99,
+      limit: `≤ ${LOOP_BUDGET_MS}`,
+      pass: hostile.p99 <= LOOP_BUDGET_MS,
+      binding: true,
+    });
   return rows;
 }
 
 const f = (v: number, d = 2) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 function table(results: SizeResult[]): string {
-  const head = ['size', 'measure', 'ours', 'baseline', 'ratio'];
+  const head = ['size', 'measure', 'ours', 'baseline', 'ratio', 'loop p99/max (ms)'];
   const rows: string[][] = [];
   for (const r of results) {
     const s = r.label;
+    // The event-loop delay of a phase goes on the phase's first row.
+    const loop = (name: keyof SizeResult['loop']) => {
+      const d = r.loop[name];
+      return d ? `${f(d.p99, 0)}/${f(d.max, 0)}` : '';
+    };
     if (r.floor)
       rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
     if (r.recall) {
       const { ours, raw } = r.recall;
-      rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`]);
+      rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('recall')]);
       rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
     }
     if (r.capture) {
@@ -649,6 +745,7 @@ function table(results: SizeResult[]): string {
         f(ours.opsPerSec, 0),
         f(raw.opsPerSec, 0),
         `${f(ours.opsPerSec / raw.opsPerSec)}×`,
+        loop('capture'),
       ]);
       rows.push([
         s,
@@ -660,7 +757,7 @@ function table(results: SizeResult[]): string {
     }
     if (r.graphView) {
       const { ours, raw } = r.graphView;
-      rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`]);
+      rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('graph')]);
       rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
     }
     if (r.fanout) {
@@ -671,6 +768,7 @@ function table(results: SizeResult[]): string {
         f(ours.p50, 1),
         f(bare.p50, 1),
         `${f(ours.p50 / bare.p50)}×`,
+        loop('fanout'),
       ]);
       rows.push([
         s,
@@ -685,6 +783,25 @@ function table(results: SizeResult[]): string {
         `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
         '',
         `${f(light.latency.p99 / bare.p99)}× (p99)`,
+      ]);
+    }
+    if (r.hostile) {
+      const { neighbour, hostileRecall } = r.hostile;
+      rows.push([
+        s,
+        `hostile tenant: other workspace's recall p50/p99 (ms)`,
+        `${f(neighbour.p50)}/${f(neighbour.p99)}`,
+        '',
+        '',
+        loop('hostile'),
+      ]);
+      rows.push([
+        s,
+        `hostile tenant: its recall of ${r.hostile.entries} long-word entries p50 (ms)`,
+        f(hostileRecall.p50, 0),
+        '',
+        '',
+        '',
       ]);
     }
     rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
@@ -704,6 +821,7 @@ function table(results: SizeResult[]): string {
       rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
     }
   }
+  for (const row of rows) while (row.length < head.length) row.push('');
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -748,7 +866,11 @@ console.log(`\nMini-Sphere performance (${out.machine.cpus} cores, node ${proces
 console.log(table(results));
 console.log('\nTargets (binding at 100k and above):');
 for (const t of targets) {
-  const value = t.target.includes('MB') ? `${f(t.value, 0)} MB` : `${f(t.value)}×`;
+  const value = t.target.includes('MB')
+    ? `${f(t.value, 0)} MB`
+    : t.target.includes('(ms)')
+      ? `${f(t.value, 0)} ms`
+      : `${f(t.value)}×`;
   console.log(
     `  ${t.pass ? 'PASS' : 'MISS'}  ${t.size.padEnd(5)} ${t.target.padEnd(36)} ${value.padStart(9)}  (target ${t.limit})${t.binding ? '' : '  [informative]'}`,
   );

@@ -56,6 +56,25 @@ export async function pool<T>(items: readonly T[], limit: number, work: (item: T
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Event-loop delay as the server's /metrics reports it, in ms. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * The server's event-loop delay since the previous scrape (sphere_event_loop_delay_seconds;
+ * each scrape starts a new interval, so scrape once before a phase and once after it).
+ */
+export async function scrapeLoopDelay(graphqlUrl: string): Promise<LoopDelay> {
+  const text = await (await fetch(new URL('/metrics', graphqlUrl))).text();
+  const read = (quantile: string) =>
+    1000 *
+    Number(new RegExp(`^sphere_event_loop_delay_seconds\\{quantile="${quantile}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+  return { p50: read('0.5'), p99: read('0.99'), max: read('1') };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Process memory
 

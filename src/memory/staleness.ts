@@ -29,8 +29,16 @@ const HEURISTIC_PREFIX_CHARS = 2_000;
 /** Largest IN (...) list per statement, well under SQLite's bound-parameter limit. */
 const ID_CHUNK = 500;
 
+/** Entries classified between two turns of the event loop, which every workspace shares. */
+const CLASSIFY_CHUNK = 200;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// Every signal runs in time linear in the text: no unbounded repetition inside another, and
+// none that can restart at each character of a long run (a test holds them to it).
+
 // Signals that a statement will not hold for long: today's weather, a meeting, an outage.
-const EPHEMERAL_SIGNALS: readonly RegExp[] = [
+export const EPHEMERAL_SIGNALS: readonly RegExp[] = [
   /\b(today|tonight|tomorrow|yesterday)\b/i,
   /\bthis (morning|afternoon|evening|week|weekend)\b/i,
   /\b(right now|at the moment|for now|for the time being|later today|next (hour|few hours|few days))\b/i,
@@ -42,19 +50,20 @@ const EPHEMERAL_SIGNALS: readonly RegExp[] = [
 ];
 
 // Signals that a statement is true for now but will change: versions, prices, status, "currently".
-const EVOLVING_SIGNALS: readonly RegExp[] = [
+export const EVOLVING_SIGNALS: readonly RegExp[] = [
   /\b(currently|nowadays|presently|lately|recently|so far|as of|at present|latest|newest|upcoming)\b/i,
   /\bthis (month|quarter|year|release|cycle)\b/i,
-  /\bv\d+(\.\d+)+\b|\b\d+\.\d+\.\d+\b|\b(version|release|lts)\s+v?\d+/i,
-  // A product name and a version number: "Node 20.11", "Python 3.13".
-  /\b[A-Z][\w.+-]*\s\d+\.\d+\b/,
+  /\bv\d+\.\d+\b|\b\d+\.\d+\.\d+\b|\b(version|release|lts)\s+v?\d+/i,
+  // A product name and a version number: "Node 20.11", "Python 3.13". The name is bounded:
+  // unbounded, every capital of a run like "A.A.A…" would start a scan to the run's end.
+  /\b[A-Z][\w.+-]{0,40}\s\d+\.\d+\b/,
   /[$€£¥]\s?\d|\b\d+([.,]\d+)?\s?(usd|eur|gbp|dollars?|euros?|per month|\/mo|\/month)\b/i,
   /\b(price[sd]?|pricing|costs?|salary|budget|rate limit|quota)\b/i,
   /\b(status|pending|in progress|wip|todo|to-do|blocked|planned|roadmap|working on|migrating|rolling out|beta|deprecated)\b/i,
 ];
 
 // Signals of something that stays true: definitions, identities, birthdays, laws.
-const DURABLE_SIGNALS: readonly RegExp[] = [
+export const DURABLE_SIGNALS: readonly RegExp[] = [
   /\b(always|never|by definition|defined as|definition of|stands for|is short for|means|refers to)\b/i,
   /\b(is|are) (a|an|the) (kind|type|form|unit|measure|branch|member|part) of\b/i,
   /^\s*[\w'’ -]{1,60}\b(is|are) (a|an)\b/i,
@@ -105,10 +114,13 @@ export async function runStalenessPass(scope: WriteScope, opts: StalenessOptions
     SELECT n, id, substr(content, 1, ${HEURISTIC_PREFIX_CHARS}) AS head, volatility
     FROM entries WHERE volatility_source = 'default' ORDER BY n LIMIT ${limit}`);
   const byVolatility = new Map<Volatility, number[]>();
-  for (const c of candidates) {
+  for (const [i, c] of candidates.entries()) {
+    if (i > 0 && i % CLASSIFY_CHUNK === 0) await nextTurn();
     seen.add(c.id);
     const volatility = classifyVolatility(c.head);
-    byVolatility.set(volatility, [...(byVolatility.get(volatility) ?? []), c.n]);
+    const ns = byVolatility.get(volatility);
+    if (ns) ns.push(c.n);
+    else byVolatility.set(volatility, [c.n]);
   }
   for (const [volatility, ns] of byVolatility) {
     for (let i = 0; i < ns.length; i += ID_CHUNK) {

@@ -8,6 +8,7 @@ import { checkRange, LIMITS, normalizeTag } from '../memory/model.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
+import { LruCache } from './lru.ts';
 import { RANKING_POLICY } from './policy.ts';
 import { buildPrefilter, effectiveStatuses } from './prefilter.ts';
 import { buildMatchExpression, contentStems, extractTerms, lightStem } from './query.ts';
@@ -111,21 +112,38 @@ interface Scored {
   stems: Set<string>;
 }
 
-// A recall touches ~150 candidates; this keeps the recent ones (a few MB) without growing RSS.
-const STEMS_CACHE_MAX = 2_000;
-const stemsCache = new Map<string, { hash: string; stems: Set<string> }>();
+// Counted in stems (a few MB per workspace): a recall touches ~150 candidates, most of a few
+// dozen stems, so this keeps many recalls' worth, and entries of a thousand stems fewer.
+const STEMS_CACHE_MAX = 100_000;
+/**
+ * Per workspace (keyed by its database handle, and gone with it), so that a workspace whose
+ * recalls stream through many entries only ever pushes out its own.
+ */
+const stemsCaches = new WeakMap<Db, LruCache<string, { hash: string; stems: Set<string> }>>();
+
+/** The stems cache of one workspace's database. */
+export function stemsCacheFor(db: Db): LruCache<string, { hash: string; stems: Set<string> }> {
+  let cache = stemsCaches.get(db);
+  if (!cache) {
+    cache = new LruCache(STEMS_CACHE_MAX, (v) => v.stems.size + 1);
+    stemsCaches.set(db, cache);
+  }
+  return cache;
+}
 
 /**
  * An entry's stemmed words, remembered by content hash: the same candidates come back
  * query after query, and tokenizing them was most of recall's own CPU time. Scores are
  * still computed per request; only this pure function of the content is kept.
+ *
+ * @example entryStems(db, entry) // Set { 'deploy', 'fail', 'friday' }
  */
-function entryStems(entry: EntryRow): Set<string> {
-  const hit = stemsCache.get(entry.id);
+export function entryStems(db: Db, entry: EntryRow): Set<string> {
+  const cache = stemsCacheFor(db);
+  const hit = cache.get(entry.id);
   if (hit && hit.hash === entry.contentHash) return hit.stems;
-  if (stemsCache.size >= STEMS_CACHE_MAX) stemsCache.clear();
   const stems = contentStems(entry.content);
-  stemsCache.set(entry.id, { hash: entry.contentHash, stems });
+  cache.set(entry.id, { hash: entry.contentHash, stems });
   return stems;
 }
 
@@ -259,7 +277,7 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const best = -keyword[0]!.bm25;
   const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
-  const stemsById = new Map(fused.map((c) => [c.id, entryStems(rows.get(c.id)!.entry)]));
+  const stemsById = new Map(fused.map((c) => [c.id, entryStems(db, rows.get(c.id)!.entry)]));
   const queryStems = [...new Set(terms.map(lightStem))];
   const asOfMs = asOf.getTime();
 
@@ -364,7 +382,7 @@ function finish(input: FinishInput): RecallOutput {
   } else {
     eligible.sort((a, b) => b.final - a.final);
     picked = mmrSelect(
-      eligible.map((s) => ({ ...s, score: s.final, tokens: s.stems })),
+      eligible.map((s) => ({ ...s, score: s.final, tokens: firstOf(s.stems, policy.text.similarityStemsMax) })),
       topK,
       policy.mmr.lambda,
     );
@@ -423,6 +441,17 @@ function finish(input: FinishInput): RecallOutput {
     omitted: omitted.slice(0, policy.omittedMax).map(({ entryId, reason }) => ({ entryId, reason })),
     policyVersion: policy.version,
   };
+}
+
+/** The first `max` members of a set (in the order they were added: text order, for stems). */
+function firstOf<T>(set: Set<T>, max: number): Set<T> {
+  if (set.size <= max) return set;
+  const out = new Set<T>();
+  for (const x of set) {
+    if (out.size >= max) break;
+    out.add(x);
+  }
+  return out;
 }
 
 /** MMR may still pick an old version before its successor; move it to just after. */

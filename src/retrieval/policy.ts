@@ -24,7 +24,7 @@ const STOP_WORDS = [
  * a change of this object and of its version.
  */
 export const RANKING_POLICY = {
-  version: 'rp-2026.11-2',
+  version: 'rp-2026.12-1',
 
   /**
    * Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry.
@@ -93,6 +93,24 @@ export const RANKING_POLICY = {
 
   /** Maximal marginal relevance: λ · relevance − (1 − λ) · max similarity to what is already picked. */
   mmr: { lambda: 0.7 },
+
+  /**
+   * How much of an entry recall reads in JavaScript (coverage, similarity, snippet anchors).
+   * FTS5 still searches the whole text; these bounds keep a recall's own work per candidate
+   * small whatever the content holds (a character such as U+FDFA normalizes to eighteen).
+   * Text up to `windowChars`, before and after normalization, is read; a longer word counts
+   * as its first `wordMaxChars` characters; an entry keeps its first `stemsMax` distinct
+   * stems for coverage, and MMR compares the first `similarityStemsMax` of them (pairwise, so
+   * their number is its cost); snippets look for matched words in the first
+   * `snippetWindowChars` characters.
+   */
+  text: {
+    windowChars: 8_000,
+    wordMaxChars: 64,
+    stemsMax: 1_000,
+    similarityStemsMax: 256,
+    snippetWindowChars: 20_000,
+  },
 
   snippet: {
     topCount: 2,

@@ -1,5 +1,5 @@
 import { RANKING_POLICY, type RankingPolicy } from './policy.ts';
-import { lightStem } from './query.ts';
+import { capWord, foldText, lightStem } from './query.ts';
 
 export interface Snippet {
   text: string;
@@ -8,16 +8,26 @@ export interface Snippet {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
+/** An ASCII word folds by lower-casing alone: NFKD leaves it as it is and it has no marks. */
+const ASCII = /^[A-Za-z0-9]*$/;
 
-/** Start offsets of the words of `content` whose stem is one of `stems`. */
-function matchOffsets(content: string, stems: ReadonlySet<string>): number[] {
+/**
+ * Start offsets of the words of `content` whose stem is one of `stems`, among the words
+ * that start in its first `text.snippetWindowChars` characters. Each word is normalized
+ * from its first `text.wordMaxChars` characters only, as tokenize counts it.
+ */
+function matchOffsets(content: string, stems: ReadonlySet<string>, policy: RankingPolicy): number[] {
   const out: number[] = [];
   if (stems.size === 0) return out;
-  for (const m of content.matchAll(WORD)) {
-    const word = m[0]
-      .normalize('NFKD')
-      .replace(/\p{M}+/gu, '')
-      .toLowerCase();
+  const { snippetWindowChars, wordMaxChars } = policy.text;
+  // lightStem keeps a word's first two characters, so a word whose first two no stem shares
+  // cannot match: most words of a long text are skipped before they are stemmed.
+  const heads = new Set([...stems].map((s) => s.slice(0, 2)));
+  // Slicing first keeps the word search itself inside the window (a word can be the whole text).
+  for (const m of content.slice(0, snippetWindowChars).matchAll(WORD)) {
+    const raw = capWord(m[0], wordMaxChars);
+    const word = ASCII.test(raw) ? raw.toLowerCase() : capWord(foldText(raw), wordMaxChars);
+    if (!heads.has(word.slice(0, 2))) continue;
     if (stems.has(lightStem(word))) out.push(m.index);
     if (out.length >= 500) break;
   }
@@ -45,7 +55,7 @@ export function makeSnippet(
   if (limit < 4 * mark.length + 4) return { text: content.slice(0, limit), truncated: true };
 
   // Anchor the window on the match that has the most other matches after it within reach.
-  const offsets = matchOffsets(content, stems);
+  const offsets = matchOffsets(content, stems, policy);
   let anchor = 0;
   let bestCount = 0;
   for (let i = 0; i < offsets.length; i++) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type Logger, pino } from 'pino';
@@ -26,13 +27,18 @@ export interface Metrics {
   requestsRefused: Counter<'reason'>;
   /** Credentials refused: missing or invalid tokens, and wrong metrics tokens. */
   authRefused: Counter<'reason'>;
+  /** Stops sampling the event loop. */
+  close(): void;
 }
 
 /** The Prometheus registry behind GET /metrics. Gauges are read when scraped. */
 export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metrics {
   const reg = new Registry();
   const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const metrics: Metrics = {
+    close: () => loopDelay.disable(),
     registry: reg,
     requests: new Counter({
       name: 'sphere_graphql_requests_total',
@@ -87,6 +93,22 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     registers: [reg],
     collect() {
       this.set(registry.openCount);
+    },
+  });
+  new Gauge({
+    name: 'sphere_event_loop_delay_seconds',
+    help:
+      'How late the event loop, shared by every workspace, ran a 10 ms timer since the previous scrape: ' +
+      'quantile 0.5, 0.99 and 1 (the longest stall).',
+    labelNames: ['quantile'],
+    registers: [reg],
+    collect() {
+      const seen = loopDelay.count > 0;
+      this.set({ quantile: '0.5' }, seen ? loopDelay.percentile(50) / 1e9 : 0);
+      this.set({ quantile: '0.99' }, seen ? loopDelay.percentile(99) / 1e9 : 0);
+      this.set({ quantile: '1' }, seen ? loopDelay.max / 1e9 : 0);
+      // Each scrape reports the interval since the last one, so a stall shows up once, when it happened.
+      loopDelay.reset();
     },
   });
   new Gauge({

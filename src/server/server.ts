@@ -127,6 +127,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeAllConnections();
         await closed;
         await redis?.close();
+        metrics.close();
         if (controlStore) (await controlStore.catch(() => null))?.close();
       })();
       return stopping;

@@ -52,6 +52,22 @@ describe('metrics and logs', () => {
     expect([...(await scrape()).keys()].some((k) => k.includes('Cardinality4711'))).toBe(false);
     expect(after.has('sphere_subscriptions_open')).toBe(true);
   });
+
+  it('reports how long the shared event loop stalled since the previous scrape', async () => {
+    const max = 'sphere_event_loop_delay_seconds{quantile="1"}';
+    await scrape();
+    // The server runs in this process: holding the loop here stalls it as a slow request would.
+    await new Promise((r) => setTimeout(r, 50));
+    const until = performance.now() + 400;
+    while (performance.now() < until) {}
+    await new Promise((r) => setTimeout(r, 50));
+    const stalled = await scrape();
+    expect(stalled.get(max)).toBeGreaterThanOrEqual(0.3);
+    expect(stalled.get('sphere_event_loop_delay_seconds{quantile="0.99"}')).toBeGreaterThanOrEqual(0.3);
+    expect(stalled.has('sphere_event_loop_delay_seconds{quantile="0.5"}')).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await scrape()).get(max)).toBeLessThan(0.3);
+  });
 });
 
 describe('logs of a real server process', () => {
