@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
+import { badInput, DomainError, usage } from './contract/errors.ts';
 import { runStalenessPass } from './memory/staleness.ts';
 import { backupWorkspace } from './ops/backup.ts';
 import { checkWorkspace, formatCheckReport } from './ops/check.ts';
@@ -13,9 +14,9 @@ import { exportWorkspace } from './ops/export.ts';
 import { type ImportReport, importFile } from './ops/import.ts';
 import { progressBar } from './ops/progress.ts';
 import { reindexWorkspace } from './ops/reindex.ts';
-import { checkWorkspaceId, listLocalWorkspaces, OpsError, withWorkspace } from './ops/workspace.ts';
+import { checkWorkspaceId, listLocalWorkspaces, withWorkspace } from './ops/workspace.ts';
 import { ControlStore } from './workspaces/control.ts';
-import { runTokenCommand, TOKEN_USAGE, TokenUsageError } from './workspaces/token-commands.ts';
+import { runTokenCommand, TOKEN_USAGE } from './workspaces/token-commands.ts';
 
 const USAGE = `Usage: mini-sphere <command> [options]
 
@@ -81,10 +82,10 @@ function parseCommand<O extends Options>(args: string[], options: O, positionals
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new OpsError(error instanceof Error ? error.message : String(error), 2);
+    throw usage(error instanceof Error ? error.message : String(error));
   }
   if (parsed.positionals.length > positionals) {
-    throw new OpsError(`unexpected argument: ${parsed.positionals[positionals]}`, 2);
+    throw usage(`unexpected argument: ${parsed.positionals[positionals]}`);
   }
   return parsed;
 }
@@ -115,7 +116,7 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
   const id = checkWorkspaceId(values.workspace);
   const limit = values.limit === undefined ? 500 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-    throw new OpsError(`--limit must be an integer from 1 to 10000, got ${JSON.stringify(values.limit)}`, 2);
+    throw usage(`--limit must be an integer from 1 to 10000, got ${JSON.stringify(values.limit)}`);
   }
   const report = await withWorkspace(config, id, (ws) =>
     ws.writer.run((scope) => runStalenessPass(scope, { limit, actor: CLI_ACTOR })),
@@ -159,7 +160,7 @@ async function reindexCommand(config: Config, args: string[]): Promise<number> {
 async function backupCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, { ...WORKSPACE, to: { type: 'string' }, force: { type: 'boolean' } });
   const id = checkWorkspaceId(values.workspace);
-  if (!values.to) throw new OpsError('missing --to FILE', 2);
+  if (!values.to) throw usage('missing --to FILE');
   const to = values.to;
   const r = await withWorkspace(config, id, (ws) => backupWorkspace(ws, to, { force: Boolean(values.force) }));
   const c = r.counts;
@@ -191,7 +192,7 @@ async function exportCommand(config: Config, args: string[]): Promise<number> {
     return 0;
   }
   const target = resolve(values.out);
-  if (existsSync(target) && !values.force) throw new OpsError(`${target} exists; pass --force to overwrite it`);
+  if (existsSync(target) && !values.force) throw badInput(`${target} exists; pass --force to overwrite it`);
   // Written under a temporary name and renamed at the end: the target never holds half an export.
   const partial = `${target}.partial-${process.pid}`;
   const out = createWriteStream(partial);
@@ -226,7 +227,7 @@ async function importCommand(config: Config, args: string[]): Promise<number> {
   const id = checkWorkspaceId(values.workspace);
   const from = values.from === undefined ? undefined : checkWorkspaceId(values.from, '--from');
   const [file] = positionals;
-  if (!file) throw new OpsError('missing the FILE to import (- for stdin)', 2);
+  if (!file) throw usage('missing the FILE to import (- for stdin)');
   const opts = { from, actor: CLI_ACTOR, progress: (total: number) => progressBar('import', total) };
   let r: ImportReport;
   if (file === '-') {
@@ -252,12 +253,7 @@ async function importCommand(config: Config, args: string[]): Promise<number> {
 }
 
 async function tokenCommand(config: Config, args: string[]): Promise<number> {
-  try {
-    return await runTokenCommand(args, config, process.stdout);
-  } catch (error) {
-    if (error instanceof TokenUsageError) throw new OpsError(error.message, 2);
-    throw error;
-  }
+  return runTokenCommand(args, config, process.stdout);
 }
 
 /** Commands that open a workspace and finish; each gets the environment's config and its own arguments. */
@@ -272,6 +268,11 @@ const OPS_COMMANDS: Record<string, (config: Config, args: string[]) => Promise<n
   import: importCommand,
 };
 
+/** The exit status of a failed command: 2 for bad usage, 1 for every other failure. */
+function exitStatusOf(error: DomainError): 1 | 2 {
+  return error.code === 'USAGE' ? 2 : 1;
+}
+
 async function runOps(command: string, args: string[]): Promise<number> {
   const run = OPS_COMMANDS[command];
   if (!run) throw new Error(`no such command: ${command}`);
@@ -282,10 +283,10 @@ async function runOps(command: string, args: string[]): Promise<number> {
   try {
     return await run(loadConfig(), args);
   } catch (error) {
-    if (error instanceof OpsError) {
+    if (error instanceof DomainError) {
       process.stderr.write(`mini-sphere ${command}: ${error.message}\n`);
-      if (error.exitCode === 2) process.stderr.write(`Run 'mini-sphere help' for usage.\n`);
-      return error.exitCode;
+      if (error.code === 'USAGE') process.stderr.write(`Run 'mini-sphere help' for usage.\n`);
+      return exitStatusOf(error);
     }
     throw error;
   }
@@ -326,7 +327,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof DomainError ? error.message : String(error)}\n`);
     process.exitCode = 1;
   },
 );

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { badInput } from './contract/errors.ts';
 
 /** Everything the server and the CLI read from the environment, validated once. */
 export interface Config {
@@ -88,8 +89,6 @@ const envSchema = z.object({
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
 });
 
-export class ConfigError extends Error {}
-
 /** `scheme://host[:port]` and nothing else: no path, no wildcard, never `*` or `null`. */
 function isExactOrigin(value: string): boolean {
   try {
@@ -100,12 +99,12 @@ function isExactOrigin(value: string): boolean {
   }
 }
 
-/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+/** Reads and validates the configuration; throws BAD_USER_INPUT naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ConfigError(`invalid configuration: ${problems}`);
+    throw badInput(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
   return {

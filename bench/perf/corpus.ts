@@ -7,7 +7,7 @@
  * Everything here is a pure function of the seed: the same seed and size give the same
  * entries, ids, edges and query mix, byte for byte.
  */
-import type { ClaimTag, EdgeType, EntryKind, EntryStatus, Provenance, Volatility } from '../../src/memory/enums.ts';
+import type { ClaimTag, EdgeType, EntryKind, EntryStatus, Provenance, Volatility } from '../../src/contract/enums.ts';
 
 /** Bump when the generator changes, so that cached template databases are rebuilt. */
 export const CORPUS_VERSION = 1;

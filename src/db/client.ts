@@ -5,6 +5,7 @@ import { type Client, createClient, type ResultSet } from '@libsql/client';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { checkWorkspaceId } from '../contract/ids.ts';
 import { LocalClient } from './local-client.ts';
 import { schema } from './schema.ts';
 
@@ -22,8 +23,6 @@ export interface DatabaseLocation {
   local: boolean;
 }
 
-export const WORKSPACE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /**
  * Where a workspace lives. The id is validated here as well as at the edge, so no
  * caller can turn it into a path or a host name.
@@ -32,7 +31,7 @@ export function locateWorkspace(
   workspace: string,
   opts: { dataDir: string; dbUrl: string | null; dbAuthToken: string | null },
 ): DatabaseLocation {
-  if (!WORKSPACE_ID.test(workspace)) throw new Error(`invalid workspace id: ${JSON.stringify(workspace)}`);
+  checkWorkspaceId(workspace);
   if (opts.dbUrl) {
     return {
       url: opts.dbUrl.replaceAll('{workspace}', workspace),

@@ -1,5 +1,5 @@
 import type { Client, InValue, ResultSet, Transaction } from '@libsql/client';
-import type { EventDraft, MemoryEventRecord } from '../events/types.ts';
+import type { EventDraft, MemoryEventRecord } from '../contract/events.ts';
 import { type Db, drizzleFor, type QueryListener } from './client.ts';
 
 /** What a write function gets: the transaction, its clock, and a way to log events. */

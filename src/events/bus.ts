@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { MemoryEventRecord } from './types.ts';
+import type { MemoryEventRecord } from '../contract/events.ts';
 
 /**
  * The minimal event-target surface the bus needs. Node's EventTarget fits (in-process);

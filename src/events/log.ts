@@ -1,8 +1,8 @@
 import { asc, gt, max } from 'drizzle-orm';
+import type { CaptureOutcome, MemoryEventType } from '../contract/enums.ts';
+import type { EdgeSnapshot, MemoryEventRecord } from '../contract/events.ts';
 import type { Db } from '../db/client.ts';
 import { type EventRow, events } from '../db/schema.ts';
-import type { CaptureOutcome, MemoryEventType } from '../memory/enums.ts';
-import type { EdgeSnapshot, MemoryEventRecord } from './types.ts';
 
 export function toEventRecord(workspace: string, row: EventRow): MemoryEventRecord {
   return {

@@ -1,8 +1,8 @@
 import { Repeater } from '@graphql-yoga/subscription';
+import type { MemoryEventRecord } from '../contract/events.ts';
 import type { Db } from '../db/client.ts';
 import type { EventBus } from './bus.ts';
 import { lastSeq, readEventLog } from './log.ts';
-import type { MemoryEventRecord } from './types.ts';
 
 export interface StreamOptions {
   /** Replay the log after this seq first; null = live only. */

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { type Plugin, maskError as yogaMaskError } from 'graphql-yoga';
-import { DomainError } from '../memory/errors.ts';
+import { DomainError } from '../contract/errors.ts';
 
 const HTTP_STATUS: Partial<Record<string, number>> = {
   UNAUTHENTICATED: 401,

@@ -1,7 +1,8 @@
+import { DomainError } from '../contract/errors.ts';
+import type { Capability } from '../contract/roles.ts';
 import type { Db } from '../db/client.ts';
 import type { WriteFn } from '../db/writer.ts';
-import { DomainError } from '../memory/errors.ts';
-import { assertCan, type Capability } from '../workspaces/access.ts';
+import { assertCan } from '../workspaces/access.ts';
 import type { Context } from './context.ts';
 
 /** The workspace database for a read, once the caller may read. */

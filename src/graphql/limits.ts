@@ -12,7 +12,8 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { LIST_PAGES } from '../memory/model.ts';
+import { LIST_PAGES } from '../contract/limits.ts';
+import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
 
 /**
  * Where the document limits sit. CONTRACT §8 promises that a document of depth ≤ 8,
@@ -42,13 +43,13 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
   };
   switch (field.name.value) {
     case 'recall':
-      return arg('topK', 8) * (1 + arg('hops', 1));
+      return arg('topK', READ_DEFAULTS.recall.topK) * (1 + arg('hops', READ_DEFAULTS.recall.hops));
     case 'recent':
-      return arg('n', 20);
+      return arg('n', READ_DEFAULTS.recent.n);
     case 'eventLog':
-      return arg('limit', 100);
+      return arg('limit', READ_DEFAULTS.eventLog.limit);
     case 'graphView':
-      return 50 * (1 + arg('hops', 1));
+      return GRAPH_WALK.nodeCap * (1 + arg('hops', READ_DEFAULTS.graphView.hops));
     // Past their maximum these are refused by their resolvers with BAD_USER_INPUT, which
     // says more than a cost figure would.
     case 'revisions':

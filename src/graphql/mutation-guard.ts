@@ -15,7 +15,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { DomainError } from '../memory/errors.ts';
+import { DomainError } from '../contract/errors.ts';
 import { assertCan } from '../workspaces/access.ts';
 import type { Context } from './context.ts';
 import { maskError } from './errors.ts';

@@ -1,8 +1,7 @@
 import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
-
-/** The code of an answer refused for its size. */
-export const RESPONSE_TOO_LARGE = 'RESPONSE_TOO_LARGE';
+import { DomainError } from '../contract/errors.ts';
+import { toGraphQLError } from './errors.ts';
 
 /**
  * The size of `value` as JSON, in UTF-8 bytes (escapes aside), or `Infinity` as soon as it
@@ -46,10 +45,12 @@ function tooLarge(maxBytes: number, mutation: boolean): ExecutionResult {
   return {
     data: null,
     errors: [
-      new GraphQLError(
-        `the answer would be larger than ${maxBytes} bytes; ask for fewer items (n, first, topK, limit) ` +
-          `or leave out large fields such as content${writes}`,
-        { extensions: { code: RESPONSE_TOO_LARGE } },
+      toGraphQLError(
+        new DomainError(
+          'RESPONSE_TOO_LARGE',
+          `the answer would be larger than ${maxBytes} bytes; ask for fewer items (n, first, topK, limit) ` +
+            `or leave out large fields such as content${writes}`,
+        ),
       ),
     ],
   };

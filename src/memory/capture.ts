@@ -1,12 +1,13 @@
 import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
+import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
+import { badInput, notFound } from '../contract/errors.ts';
+import { checkContent, INSTANTS, LIMITS, normalizeTags } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from './enums.ts';
-import { badInput, notFound } from './errors.ts';
 import { upsertEdge } from './link.ts';
-import { checkContent, contentHash, INSTANTS, LIMITS, normalizeTags } from './model.ts';
+import { contentHash } from './model.ts';
 import { findEntry } from './queries.ts';
 
 export interface CaptureInput {

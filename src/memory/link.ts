@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
+import type { EdgeType, EntryKind, Provenance } from '../contract/enums.ts';
+import { badInput, DomainError } from '../contract/errors.ts';
+import type { EdgeSnapshot } from '../contract/events.ts';
+import { LIMITS } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
 import { type EdgeRow, edges, entries } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import type { EdgeSnapshot } from '../events/types.ts';
-import type { EdgeType, EntryKind, Provenance } from './enums.ts';
-import { badInput, DomainError } from './errors.ts';
-import { LIMITS } from './model.ts';
 import { requireEntry } from './queries.ts';
 
 export interface LinkInput {

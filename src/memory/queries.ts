@@ -1,10 +1,11 @@
 import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
+import type { EntryKind, EntryStatus } from '../contract/enums.ts';
+import { notFound } from '../contract/errors.ts';
+import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
+import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeRows, entryRows, jsonList } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
-import type { EntryKind, EntryStatus } from './enums.ts';
-import { notFound } from './errors.ts';
-import { checkRange, LIMITS, normalizeTag, VOLATILITY_MAX_AGE_MS } from './model.ts';
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
 export async function findEntry(db: Db, id: string): Promise<EntryRow | undefined> {

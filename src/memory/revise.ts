@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
+import type { EntryStatus, RevisionOp } from '../contract/enums.ts';
+import { badInput } from '../contract/errors.ts';
+import { checkContent, LIMITS } from '../contract/limits.ts';
 import { type EntryRow, entries, revisions } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import type { EntryStatus, RevisionOp } from './enums.ts';
-import { badInput } from './errors.ts';
-import { checkContent, contentHash, LIMITS } from './model.ts';
+import { contentHash } from './model.ts';
 import { requireEntry } from './queries.ts';
 
 /** Appends text to an entry: the old content becomes an APPEND revision. */

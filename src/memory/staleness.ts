@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
+import type { Volatility } from '../contract/enums.ts';
+import { checkRange, LIMITS } from '../contract/limits.ts';
+import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import { auditLog } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import type { Volatility } from './enums.ts';
-import { checkRange, LIMITS, VOLATILITY_MAX_AGE_MS } from './model.ts';
 
 /** What one staleness pass did. */
 export interface StalenessReport {

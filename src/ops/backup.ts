@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createClient } from '@libsql/client';
-import { OpsError, type OpsWorkspace, workspaceFile } from './workspace.ts';
+import { badInput, usage } from '../contract/errors.ts';
+import { type OpsWorkspace, workspaceFile } from './workspace.ts';
 
 export interface BackupReport {
   workspace: string;
@@ -23,13 +24,13 @@ const TABLES = ['entries', 'tags', 'edges', 'revisions', 'events'] as const;
 export async function backupWorkspace(ws: OpsWorkspace, to: string, opts: { force: boolean }): Promise<BackupReport> {
   const source = workspaceFile(ws.location);
   if (!source) {
-    throw new OpsError('backup copies a database file; for a hosted database use export (or the provider’s backups)');
+    throw badInput('backup copies a database file; for a hosted database use export (or the provider’s backups)');
   }
   const target = resolve(to);
   if (target === resolve(source) || target.startsWith(`${resolve(source)}-`)) {
-    throw new OpsError('the backup cannot overwrite the workspace’s own database files', 2);
+    throw usage('the backup cannot overwrite the workspace’s own database files');
   }
-  if (existsSync(target) && !opts.force) throw new OpsError(`${target} exists; pass --force to overwrite it`);
+  if (existsSync(target) && !opts.force) throw badInput(`${target} exists; pass --force to overwrite it`);
 
   const partial = `${target}.partial-${process.pid}`;
   await rm(partial, { force: true });

@@ -4,14 +4,16 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Config } from '../config.ts';
+import { badInput, DomainError } from '../contract/errors.ts';
+import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
-import { contentHash, normalizeTags } from '../memory/model.ts';
+import { contentHash } from '../memory/model.ts';
 import type { Progress } from './progress.ts';
 import { type EdgeRecord, type EntryRecord, EXPORT_FORMAT, type ExportRecord, exportRecord } from './records.ts';
-import { OpsError, type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
+import { type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
 
 export interface ImportReport {
   workspace: string;
@@ -99,7 +101,8 @@ async function importIntoNewFile(
       const r = await writeImport(ws, summary, { ...opts, oneTransaction: true });
       // Everything into the main file, so that the file alone is the workspace once linked.
       const [row] = (await ws.client.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows;
-      if (row && Number(row[0]) !== 0) throw new OpsError(`could not checkpoint ${partial}; nothing was imported`);
+      if (row && Number(row[0]) !== 0)
+        throw new DomainError('UNAVAILABLE', `could not checkpoint ${partial}; nothing was imported`);
       return r;
     });
     const handle = await open(partial, 'r+');
@@ -113,7 +116,7 @@ async function importIntoNewFile(
       await link(partial, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      throw new OpsError(
+      throw badInput(
         `workspace ${JSON.stringify(id)} was created while the file was imported; nothing was imported ` +
           '(run the import again to merge the file into it)',
       );
@@ -136,14 +139,14 @@ function parseLine(line: string, lineNo: number): ExportRecord {
   try {
     json = JSON.parse(line);
   } catch {
-    throw new OpsError(`line ${lineNo}: not valid JSON`);
+    throw badInput(`line ${lineNo}: not valid JSON`);
   }
   const parsed = exportRecord.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     const kind = (json as { type?: unknown })?.type;
-    throw new OpsError(
+    throw badInput(
       oneLine(
         `line ${lineNo}: invalid ${typeof kind === 'string' ? `${kind} ` : ''}record: ${where}${issue?.message ?? 'invalid'}` +
           (kind === 'header' ? ` (expected a ${EXPORT_FORMAT} file)` : ''),
@@ -156,7 +159,7 @@ function parseLine(line: string, lineNo: number): ExportRecord {
 const pairKey = (src: string, dst: string) => JSON.stringify([src, dst]);
 
 /**
- * The validating pass: reads the whole file and throws an OpsError naming the first few
+ * The validating pass: reads the whole file and throws BAD_USER_INPUT naming the first few
  * problems by line, or returns what the writing pass needs.
  */
 export async function validateExport(
@@ -251,7 +254,7 @@ export async function validateExport(
     );
   }
   if (problems.length > 0 || !header) {
-    throw new OpsError(`${opts.name}: ${problems.join('; ')}; nothing was imported`);
+    throw badInput(`${opts.name}: ${problems.join('; ')}; nothing was imported`);
   }
   return {
     name: opts.name,
@@ -303,7 +306,7 @@ async function refuseMutualSupersedes(db: Db, summary: ExportSummary, workspace:
     const held = new Set(rows.map((r) => pairKey(r.src, r.dst)));
     const clash = chunk.find((e) => held.has(pairKey(e.dst, e.src)));
     if (clash) {
-      throw new OpsError(
+      throw badInput(
         `${summary.name}: line ${clash.line}: SUPERSEDES edge ${JSON.stringify(clash.src)} -> ${JSON.stringify(clash.dst)}: ` +
           `workspace ${JSON.stringify(workspace)} already has the reverse edge, and two entries cannot supersede ` +
           'each other; nothing was imported',
@@ -378,7 +381,7 @@ async function writeRecords(
   const seenEntries = report.entries.imported + report.entries.skipped;
   const seenEdges = report.edges.imported + report.edges.skipped;
   if (seenEntries !== summary.entries || seenEdges !== summary.edges) {
-    throw new OpsError(`${summary.name} changed while it was imported; nothing was imported`);
+    throw new DomainError('UNAVAILABLE', `${summary.name} changed while it was imported; nothing was imported`);
   }
   return report;
 }
@@ -445,7 +448,10 @@ async function insertEdges(db: Db, batch: readonly EdgeRecord[]): Promise<number
   const rows = batch.map((e) => {
     // Validation saw both ends in the file; only a file changed since can get here.
     if (!present.has(e.src) || !present.has(e.dst)) {
-      throw new OpsError(`an edge's entry is missing: the file changed while it was imported; nothing was imported`);
+      throw new DomainError(
+        'UNAVAILABLE',
+        `an edge's entry is missing: the file changed while it was imported; nothing was imported`,
+      );
     }
     const [src, dst] = canonicalEnds(e.src, e.dst, e.edgeType);
     return {

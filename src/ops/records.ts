@@ -8,8 +8,8 @@ import {
   REVISION_OPS,
   VOLATILITIES,
   VOLATILITY_SOURCES,
-} from '../memory/enums.ts';
-import { INSTANTS, LIMITS } from '../memory/model.ts';
+} from '../contract/enums.ts';
+import { INSTANTS, LIMITS } from '../contract/limits.ts';
 
 /**
  * The JSON Lines export format, version 1: one record per line, each with a `type`.

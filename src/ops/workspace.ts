@@ -1,6 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Client } from '@libsql/client';
 import type { Config } from '../config.ts';
+import { DomainError, usage } from '../contract/errors.ts';
+import { checkWorkspaceId as checkId, WORKSPACE_ID } from '../contract/ids.ts';
 import {
   type DatabaseLocation,
   drizzleFor,
@@ -8,21 +10,8 @@ import {
   migrateDb,
   openClient,
   type RootDb,
-  WORKSPACE_ID,
 } from '../db/client.ts';
 import { Writer } from '../db/writer.ts';
-
-/** A failure the operator can fix (bad id, missing workspace, existing file): printed without a stack. */
-export class OpsError extends Error {
-  constructor(
-    message: string,
-    /** 2 for bad usage, 1 for everything else. */
-    readonly exitCode: 1 | 2 = 1,
-  ) {
-    super(message);
-    this.name = 'OpsError';
-  }
-}
 
 /** A workspace opened by a command-line tool: the same client factory and migrations as the server. */
 export interface OpsWorkspace {
@@ -45,10 +34,12 @@ export interface OpenOptions {
 
 /** Validates a workspace id given on the command line. */
 export function checkWorkspaceId(id: string | undefined, flag = '--workspace'): string {
-  if (!id) throw new OpsError(`missing ${flag}`, 2);
-  if (!WORKSPACE_ID.test(id))
-    throw new OpsError(`invalid workspace id ${JSON.stringify(id)}: it must match ${WORKSPACE_ID.source}`, 2);
-  return id;
+  if (!id) throw usage(`missing ${flag}`);
+  try {
+    return checkId(id);
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
 }
 
 /** The workspace's database file, or null for a hosted database. */
@@ -67,7 +58,7 @@ export async function withWorkspace<T>(
   const location = locateWorkspace(id, config);
   const file = workspaceFile(location);
   if (file && !opts.create && !existsSync(file)) {
-    throw new OpsError(`workspace ${JSON.stringify(id)} does not exist (no ${file})`);
+    throw new DomainError('NOT_FOUND', `workspace ${JSON.stringify(id)} does not exist (no ${file})`);
   }
   return withDatabase(id, location, fn);
 }
@@ -95,7 +86,7 @@ export async function withDatabase<T>(
 /** Every workspace with a database file in the data dir (files that are not `<workspace id>.db` are left out). */
 export function listLocalWorkspaces(config: Config): string[] {
   if (config.dbUrl) {
-    throw new OpsError('hosted databases (SPHERE_DB_URL) cannot be listed: name one with --workspace', 2);
+    throw usage('hosted databases (SPHERE_DB_URL) cannot be listed: name one with --workspace');
   }
   if (!existsSync(config.dataDir)) return [];
   return readdirSync(config.dataDir)

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { GRAPH_WALK } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeRows, jsonList } from '../db/rows.ts';
 import type { EdgeRow } from '../db/schema.ts';
@@ -41,7 +42,7 @@ export type WalkSeed = string | { id: string; score: number };
  * How many of each entry's heaviest edges the entry_neighbours table keeps (drizzle/0002):
  * walks with a fanout up to this read one short row per node; wider ones rank the edges.
  */
-export const STORED_FANOUT = 8;
+export const STORED_FANOUT = GRAPH_WALK.fanout;
 
 /** One edge as a walk sees it from the node it expands: [other end, type, 1 if outgoing, weight]. */
 type Step = [other: string, type: string, out: 0 | 1, weight: number | string];

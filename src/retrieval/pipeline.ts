@@ -1,10 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
+import { badInput } from '../contract/errors.ts';
+import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
+import { READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { entryRows, jsonList } from '../db/rows.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
-import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../memory/enums.ts';
-import { badInput } from '../memory/errors.ts';
-import { checkRange, LIMITS, normalizeTag } from '../memory/model.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
@@ -212,8 +213,8 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   if (typeof query !== 'string' || query.length < LIMITS.queryLength[0] || query.length > LIMITS.queryLength[1]) {
     throw badInput(`query must be ${LIMITS.queryLength[0]} to ${LIMITS.queryLength[1]} characters`, 'query');
   }
-  const topK = checkRange(input.topK ?? 8, LIMITS.topK, 'topK');
-  const hops = checkRange(input.hops ?? 1, LIMITS.hops, 'hops');
+  const topK = checkRange(input.topK ?? READ_DEFAULTS.recall.topK, LIMITS.topK, 'topK');
+  const hops = checkRange(input.hops ?? READ_DEFAULTS.recall.hops, LIMITS.hops, 'hops');
   const full = input.full ?? false;
   const asOf = checkDate(input.asOf, 'asOf') ?? now;
   const filter = input.filter ?? {};

@@ -1,4 +1,5 @@
-import type { Volatility } from '../memory/enums.ts';
+import type { Volatility } from '../contract/enums.ts';
+import { GRAPH_WALK } from '../contract/policy.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -44,9 +45,7 @@ export const RANKING_POLICY = {
   graph: {
     /** How many of the best keyword hits seed the walk (it still returns at most nodeCap nodes). */
     seedCount: 15,
-    decayPerHop: 0.6,
-    fanout: 8,
-    nodeCap: 50,
+    ...GRAPH_WALK,
   },
 
   /**

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type ClaimTag, ENTRY_STATUSES, type EntryKind, type EntryStatus, type Volatility } from '../memory/enums.ts';
+import { type ClaimTag, ENTRY_STATUSES, type EntryKind, type EntryStatus, type Volatility } from '../contract/enums.ts';
 
 /** Everything that narrows recall before ranking (CONTRACT §6.2). */
 export interface PrefilterInput {

@@ -1,5 +1,5 @@
+import type { Volatility } from '../contract/enums.ts';
 import type { EntryRow } from '../db/schema.ts';
-import type { Volatility } from '../memory/enums.ts';
 import { RANKING_POLICY, type RankingPolicy } from './policy.ts';
 import { lightStem, tokenize } from './query.ts';
 

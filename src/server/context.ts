@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Config } from '../config.ts';
+import { DomainError } from '../contract/errors.ts';
+import { tokenIdOf } from '../contract/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
 import { createLoaders } from '../graphql/loaders.ts';
-import { DomainError } from '../memory/errors.ts';
 import type { Access } from '../workspaces/access.ts';
 import { Authenticator, type Credentials } from '../workspaces/auth.ts';
-import { type ControlStore, tokenIdOf } from '../workspaces/control.ts';
+import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Logger, Metrics } from './observability.ts';

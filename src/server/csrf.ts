@@ -1,4 +1,6 @@
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { DomainError } from '../contract/errors.ts';
+import { toGraphQLError } from '../graphql/errors.ts';
 
 /** Content types a browser may send cross-site without a preflight (a form post, a beacon). */
 const SIMPLE_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
@@ -14,9 +16,11 @@ export function useCsrfPrevention(requestHeaders: readonly string[]): Plugin {
       const type = request.headers.get('content-type')?.toLowerCase();
       if (type && !SIMPLE_CONTENT_TYPES.some((t) => type.startsWith(t))) return;
       if (requestHeaders.some((name) => request.headers.has(name))) return;
-      throw createGraphQLError(
-        `this request could come from another web page; send a JSON body or one of the headers ${requestHeaders.join(', ')}`,
-        { extensions: { code: 'FORBIDDEN', http: { status: 403 } } },
+      throw toGraphQLError(
+        new DomainError(
+          'FORBIDDEN',
+          `this request could come from another web page; send a JSON body or one of the headers ${requestHeaders.join(', ')}`,
+        ),
       );
     },
   };

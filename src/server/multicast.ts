@@ -1,5 +1,6 @@
-import { GraphQLError } from 'graphql';
+import { DomainError } from '../contract/errors.ts';
 import type { StreamStats } from '../events/bus.ts';
+import { toGraphQLError } from '../graphql/errors.ts';
 
 /** What a subscription yields, as graphql-ws consumes it. */
 type Result = unknown;
@@ -78,9 +79,12 @@ export class Multicast {
         for (const sub of hub.subscribers) {
           if (sub.queue.length >= this.#bufferMax) {
             this.#stats.overflows++;
-            sub.error = new GraphQLError('subscriber too slow: resubscribe with events(sinceSeq: <last seq seen>)', {
-              extensions: { code: 'RATE_LIMITED' },
-            });
+            sub.error = toGraphQLError(
+              new DomainError(
+                'RATE_LIMITED',
+                'subscriber too slow: resubscribe with events(sinceSeq: <last seq seen>)',
+              ),
+            );
             sub.queue = [];
             hub.subscribers.delete(sub);
             if (hub.subscribers.size === 0) void this.#stop(key, hub);

@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { refusalBody } from './guard.ts';
 
 const STATUS_MEANING: Record<number, string> = {
   404: 'nothing is served at this path; GraphQL is at /graphql',
@@ -19,7 +20,7 @@ export function useCodedRefusals(): Plugin {
       const message = STATUS_MEANING[response.status] ?? 'the request was refused';
       const code = response.status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
       setResponse(
-        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+        new fetchAPI.Response(refusalBody({ message, code }), {
           status: response.status,
           headers: { 'content-type': 'application/json; charset=utf-8' },
         }),

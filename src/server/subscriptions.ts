@@ -1,16 +1,17 @@
-import { type ExecutionResult, GraphQLError } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
+import { toGraphQLError } from '../graphql/errors.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
 
 /** A subscription's answer once it is refused or ended: one result carrying the error. */
 export const rateLimitedSubscription = (cap: Cap) =>
-  new GraphQLError(`this workspace already has ${cap.max} live subscriptions; close some and retry`, {
-    extensions: { code: 'RATE_LIMITED', http: { status: 429 } },
-  });
+  toGraphQLError(
+    new DomainError('RATE_LIMITED', `this workspace already has ${cap.max} live subscriptions; close some and retry`),
+  );
 
-const revoked = () =>
-  new GraphQLError('the bearer token was revoked', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+const revoked = () => toGraphQLError(new DomainError('UNAUTHENTICATED', 'the bearer token was revoked'));
 
 type Result = ExecutionResult;
 

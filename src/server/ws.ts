@@ -12,9 +12,9 @@ import {
 import type { Context as WsContext } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
-import { maskError } from '../graphql/errors.ts';
-import { DomainError } from '../memory/errors.ts';
+import { maskError, toGraphQLError } from '../graphql/errors.ts';
 import type { Access } from '../workspaces/access.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
 import { bearerOf, type Gatekeeper } from './context.ts';
@@ -190,9 +190,9 @@ async function prepare(
 ) {
   if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     return [
-      new GraphQLError(`at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`, {
-        extensions: { code: 'RATE_LIMITED' },
-      }),
+      toGraphQLError(
+        new DomainError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`),
+      ),
     ];
   }
   const { schema, execute, subscribe, contextFactory, parse, validate } = deps.yoga.getEnveloped({

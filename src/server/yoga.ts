@@ -1,13 +1,13 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
+import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
 import { documentLimitPlugins } from '../graphql/limits.ts';
 import { useMutationGuard } from '../graphql/mutation-guard.ts';
 import { useResponseCap } from '../graphql/response-size.ts';
 import { buildSchema } from '../graphql/schema.ts';
-import { DomainError } from '../memory/errors.ts';
 import type { Cap } from './caps.ts';
 import { bearerOf, type Gatekeeper, type InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { DomainError } from '../memory/errors.ts';
+import { DomainError } from '../contract/errors.ts';
 import { type Access, openAccess } from './access.ts';
 import type { ControlStore } from './control.ts';
 

@@ -5,14 +5,13 @@ import type { Client } from '@libsql/client';
 import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
-import { migrateConcurrently, openClient, WORKSPACE_ID } from '../db/client.ts';
+import { checkWorkspaceId, TOKEN_FORMAT } from '../contract/ids.ts';
+import { checkRole, type Role } from '../contract/roles.ts';
+import { migrateConcurrently, openClient } from '../db/client.ts';
 import { auditLog, controlSchema, tokens, workspaces } from '../db/control-schema.ts';
 import type { Access } from './access.ts';
 
 const CONTROL_MIGRATIONS = fileURLToPath(new URL('../../drizzle/control', import.meta.url));
-
-export const ROLES = ['agent', 'reader', 'maintainer'] as const;
-export type Role = (typeof ROLES)[number];
 
 export interface TokenInfo {
   id: string;
@@ -37,14 +36,6 @@ const LAST_USED_EVERY_MS = 60_000;
 const MODE_CACHE_MS = 1_000;
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
-
-/** `ms_<16 hex id>_<43 base64url secret>`: the id finds the row, the hash proves the secret. */
-const TOKEN_FORMAT = /^ms_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
-
-/** The id part of a token, for logs: never the secret; "unknown" when it is not a token of ours. */
-export function tokenIdOf(token: string): string {
-  return TOKEN_FORMAT.exec(token)?.[1] ?? 'unknown';
-}
 
 export interface ControlLocation {
   dataDir: string;
@@ -97,8 +88,8 @@ export class ControlStore {
     role: Role,
     label: string | null = null,
   ): Promise<{ id: string; token: string }> {
-    if (!WORKSPACE_ID.test(workspace)) throw new Error(`invalid workspace id: ${JSON.stringify(workspace)}`);
-    if (!ROLES.includes(role)) throw new Error(`invalid role ${JSON.stringify(role)}: use ${ROLES.join(', ')}`);
+    checkWorkspaceId(workspace);
+    checkRole(role);
     const id = randomBytes(8).toString('hex');
     const token = `ms_${id}_${randomBytes(32).toString('base64url')}`;
     const now = this.#clock();

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
+import { DomainError } from '../contract/errors.ts';
+import type { MemoryEventRecord } from '../contract/events.ts';
 import {
   type DatabaseLocation,
   drizzleFor,
@@ -11,9 +13,7 @@ import {
   type RootDb,
 } from '../db/client.ts';
 import { Writer } from '../db/writer.ts';
-import type { MemoryEventRecord } from '../events/types.ts';
 import { Bookkeeper } from '../memory/bookkeeping.ts';
-import { DomainError } from '../memory/errors.ts';
 
 /** One open workspace: its database, its single writer, and its deferred read bookkeeping. */
 export interface Workspace {

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
-import { ControlStore, ROLES, type Role } from './control.ts';
+import { usage } from '../contract/errors.ts';
+import { ROLES, type Role } from '../contract/roles.ts';
+import { ControlStore } from './control.ts';
 
 export const TOKEN_USAGE = `  token create --workspace W --role agent|reader|maintainer [--label TEXT]
                              issue a token: prints "id: <token id>", then the token alone as the last
@@ -9,8 +11,6 @@ export const TOKEN_USAGE = `  token create --workspace W --role agent|reader|mai
   token revoke <token id>    revoke a token at once, for HTTP, WebSockets and SSE streams alike
   token reset --open         return to open mode (loopback only, no tokens): deletes every revoked
                              token; refused while any token is unrevoked`;
-
-export class TokenUsageError extends Error {}
 
 /** `mini-sphere token …`; returns the exit status. */
 export async function runTokenCommand(
@@ -25,10 +25,10 @@ export async function runTokenCommand(
     try {
       parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     } catch (error) {
-      throw new TokenUsageError(error instanceof Error ? error.message : String(error));
+      throw usage(error instanceof Error ? error.message : String(error));
     }
     if (parsed.positionals.length !== positionals) {
-      throw new TokenUsageError(`token ${sub} takes ${positionals} argument(s)`);
+      throw usage(`token ${sub} takes ${positionals} argument(s)`);
     }
     return parsed;
   };
@@ -42,9 +42,9 @@ export async function runTokenCommand(
         );
         const workspace = values.workspace;
         const role = values.role;
-        if (typeof workspace !== 'string') throw new TokenUsageError('token create needs --workspace W');
+        if (typeof workspace !== 'string') throw usage('token create needs --workspace W');
         if (typeof role !== 'string' || !ROLES.includes(role as Role)) {
-          throw new TokenUsageError(`token create needs --role ${ROLES.join('|')}`);
+          throw usage(`token create needs --role ${ROLES.join('|')}`);
         }
         const label = typeof values.label === 'string' ? values.label : null;
         const first = !(await store.tokenMode());
@@ -87,7 +87,7 @@ export async function runTokenCommand(
       }
       case 'reset': {
         const { values } = parse({ open: { type: 'boolean' } }, 0);
-        if (!values.open) throw new TokenUsageError('token reset needs --open (it returns the server to open mode)');
+        if (!values.open) throw usage('token reset needs --open (it returns the server to open mode)');
         const { live, removed } = await store.resetToOpen();
         if (live > 0) {
           out.write(`${live} token(s) are not revoked; revoke them first (token list, token revoke <id>)\n`);
@@ -99,7 +99,7 @@ export async function runTokenCommand(
         return 0;
       }
       default:
-        throw new TokenUsageError(`unknown token command: ${sub ?? '(none)'}`);
+        throw usage(`unknown token command: ${sub ?? '(none)'}`);
     }
   } finally {
     store.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { DomainError } from '../../src/contract/errors.ts';
 import { locateWorkspace } from '../../src/db/client.ts';
 import { freePort } from '../helpers/redis.ts';
 import { startTestServer } from '../helpers/server.ts';
@@ -33,7 +34,7 @@ describe('hosted libSQL per workspace', () => {
   });
 
   it('rejects a URL template without {workspace}', () => {
-    expect(() => loadConfig({ SPHERE_DB_URL: 'libsql://one-db.turso.io' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SPHERE_DB_URL: 'libsql://one-db.turso.io' })).toThrow(DomainError);
     expect(loadConfig({ SPHERE_DB_URL: 'libsql://{workspace}.turso.io', SPHERE_DB_AUTH_TOKEN: 't' })).toMatchObject({
       dbUrl: 'libsql://{workspace}.turso.io',
       dbAuthToken: 't',

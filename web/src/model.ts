@@ -1,6 +1,6 @@
 /** The shapes the dashboard reads (CONTRACT §4); the enums come from the server's own module. */
 
-import type { CaptureOutcome, EdgeType, EntryKind, EntryStatus, MemoryEventType } from '../../src/memory/enums.ts';
+import type { CaptureOutcome, EdgeType, EntryKind, EntryStatus, MemoryEventType } from '../../src/contract/enums.ts';
 
 /** Edge colours, shared by the graph, its legend and edge chips elsewhere. */
 export const EDGE_COLORS: Record<EdgeType, string> = {

@@ -1,4 +1,4 @@
-import type { EdgeType } from '../../src/memory/enums.ts';
+import type { EdgeType } from '../../src/contract/enums.ts';
 import { href } from './app.ts';
 import { badge, h, shorten } from './dom.ts';
 import { EDGE_COLORS } from './model.ts';

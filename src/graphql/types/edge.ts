@@ -1,6 +1,6 @@
+import type { Direction, EdgeType } from '../../contract/enums.ts';
+import type { EdgeSnapshot } from '../../contract/events.ts';
 import type { EdgeRow } from '../../db/schema.ts';
-import type { EdgeSnapshot } from '../../events/types.ts';
-import type { Direction, EdgeType } from '../../memory/enums.ts';
 import { checkLinkInput, edgeSnapshot, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, runWrite } from '../guards.ts';

@@ -1,7 +1,9 @@
+import type { Direction } from '../../contract/enums.ts';
+import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
-import type { Direction } from '../../memory/enums.ts';
-import { checkContent, checkRange, freshnessOf, isOverAge, LIST_PAGES } from '../../memory/model.ts';
+import { freshnessOf, isOverAge } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
@@ -216,10 +218,10 @@ builder.queryFields((t) => ({
     type: [EntryRef],
     description: 'The newest entries by creation time, ties in reverse insertion order.',
     args: {
-      n: t.arg.int({ defaultValue: 20, description: 'How many, 1 to 200.' }),
+      n: t.arg.int({ defaultValue: READ_DEFAULTS.recent.n, description: 'How many, 1 to 200.' }),
       tag: t.arg.string({ description: 'Only entries with this tag.' }),
     },
-    resolve: (_r, args, ctx) => recentEntries(readDb(ctx), args.n ?? 20, args.tag),
+    resolve: (_r, args, ctx) => recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag),
   }),
   connections: t.field({
     type: [ConnectionRef],

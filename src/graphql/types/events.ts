@@ -1,10 +1,11 @@
+import type { EntryKind, MemoryEventType } from '../../contract/enums.ts';
+import { badInput } from '../../contract/errors.ts';
+import type { MemoryEventRecord } from '../../contract/events.ts';
+import { checkRange, LIMITS, normalizeTag } from '../../contract/limits.ts';
+import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { Db } from '../../db/client.ts';
 import { lastSeq, readEventLog } from '../../events/log.ts';
 import { workspaceEvents } from '../../events/stream.ts';
-import type { MemoryEventRecord } from '../../events/types.ts';
-import type { EntryKind, MemoryEventType } from '../../memory/enums.ts';
-import { badInput } from '../../memory/errors.ts';
-import { checkRange, LIMITS, normalizeTag } from '../../memory/model.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { readDb } from '../guards.ts';
@@ -59,18 +60,21 @@ builder.queryFields((t) => ({
     type: [MemoryEventRef],
     description: 'Committed events after `sinceSeq`, oldest first.',
     args: {
-      sinceSeq: t.arg.int({ defaultValue: 0, description: 'Return events with a larger seq.' }),
-      limit: t.arg.int({ defaultValue: 100, description: 'At most this many, 1 to 1,000.' }),
+      sinceSeq: t.arg.int({
+        defaultValue: READ_DEFAULTS.eventLog.sinceSeq,
+        description: 'Return events with a larger seq.',
+      }),
+      limit: t.arg.int({ defaultValue: READ_DEFAULTS.eventLog.limit, description: 'At most this many, 1 to 1,000.' }),
     },
     resolve: (_r, args, ctx) => {
       const db = readDb(ctx);
-      const sinceSeq = args.sinceSeq ?? 0;
+      const sinceSeq = args.sinceSeq ?? READ_DEFAULTS.eventLog.sinceSeq;
       if (sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
       return readEventLog(
         db,
         ctx.access.workspaceId,
         sinceSeq,
-        checkRange(args.limit ?? 100, LIMITS.eventLogLimit, 'limit'),
+        checkRange(args.limit ?? READ_DEFAULTS.eventLog.limit, LIMITS.eventLogLimit, 'limit'),
       );
     },
   }),

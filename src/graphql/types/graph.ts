@@ -1,7 +1,8 @@
-import type { EdgeSnapshot } from '../../events/types.ts';
-import { badInput, notFound } from '../../memory/errors.ts';
+import { badInput, notFound } from '../../contract/errors.ts';
+import type { EdgeSnapshot } from '../../contract/events.ts';
+import { checkRange, LIMITS } from '../../contract/limits.ts';
+import { GRAPH_WALK, READ_DEFAULTS } from '../../contract/policy.ts';
 import { edgeSnapshot } from '../../memory/link.ts';
-import { checkRange, LIMITS } from '../../memory/model.ts';
 import { entriesByIds } from '../../memory/queries.ts';
 import { edgesAmong, walkGraph } from '../../retrieval/graph.ts';
 import { builder } from '../builder.ts';
@@ -25,7 +26,9 @@ const GraphNodeRef = builder.objectRef<GraphNodeShape>('GraphNode').implement({
       resolve: (n, _a, ctx) => loadExisting(ctx.loaders, n.id),
     }),
     hop: t.exposeInt('hop', { description: 'Edges from the nearest seed (0 for a seed).' }),
-    score: t.exposeFloat('score', { description: '0.6^hop times the weights of the edges on the way.' }),
+    score: t.exposeFloat('score', {
+      description: `${GRAPH_WALK.decayPerHop}^hop times the weights of the edges on the way.`,
+    }),
   }),
 });
 
@@ -41,7 +44,7 @@ const GraphViewRef = builder
       }),
       edges: t.field({ type: [EdgeRef], description: 'All edges between returned nodes.', resolve: (g) => g.edges }),
       truncated: t.exposeBoolean('truncated', {
-        description: 'True when the fanout (8 per node) or the node cap (50) left reachable nodes out.',
+        description: `True when the fanout (${GRAPH_WALK.fanout} per node) or the node cap (${GRAPH_WALK.nodeCap}) left reachable nodes out.`,
       }),
     }),
   });
@@ -52,11 +55,11 @@ builder.queryFields((t) => ({
     description: 'Walks edges in both directions from the seeds, heaviest first: ≤ 8 per node, ≤ 50 nodes.',
     args: {
       seedIds: t.arg.idList({ required: true, description: 'Up to 50 entry ids to start from.' }),
-      hops: t.arg.int({ defaultValue: 1, description: 'How far to walk, 0 to 3.' }),
+      hops: t.arg.int({ defaultValue: READ_DEFAULTS.graphView.hops, description: 'How far to walk, 0 to 3.' }),
     },
     resolve: async (_r, args, ctx) => {
       const db = readDb(ctx);
-      const hops = checkRange(args.hops ?? 1, LIMITS.hops, 'hops');
+      const hops = checkRange(args.hops ?? READ_DEFAULTS.graphView.hops, LIMITS.hops, 'hops');
       const seeds = [...new Set(args.seedIds.map(String))];
       if (seeds.length > LIMITS.graphSeedsMax) throw badInput(`at most ${LIMITS.graphSeedsMax} seed ids`, 'seedIds');
       const seedRows = await entriesByIds(db, seeds);
@@ -66,8 +69,8 @@ builder.queryFields((t) => ({
       // The seeds are nodes too: their rows answer GraphNode.entry without another query.
       for (const row of seedRows) ctx.loaders.entry.prime(row.id, row);
       const walk = await walkGraph(db, seeds, hops, {
-        fanout: LIMITS.graphFanout,
-        nodeCap: LIMITS.graphNodeCap,
+        fanout: GRAPH_WALK.fanout,
+        nodeCap: GRAPH_WALK.nodeCap,
         checkTruncation: true,
         // GraphView lists the edges among its nodes, not the ones the walk took.
         viaEdges: false,

@@ -1,3 +1,4 @@
+import { GRAPH_WALK, READ_DEFAULTS } from '../../contract/policy.ts';
 import { edgeSnapshot } from '../../memory/link.ts';
 import { type RecallHitResult, type RecallOutput, recallEntries } from '../../retrieval/pipeline.ts';
 import { builder } from '../builder.ts';
@@ -18,7 +19,7 @@ const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
     bm25: t.exposeFloat('bm25', { nullable: true, description: 'BM25 relevance (higher is better).' }),
     graphScore: t.exposeFloat('graphScore', {
       nullable: true,
-      description: 'Graph arm score: seed × 0.6^hop × edge weight.',
+      description: `Graph arm score: seed × ${GRAPH_WALK.decayPerHop}^hop × edge weight.`,
     }),
     vectorRank: t.exposeInt('vectorRank', {
       nullable: true,
@@ -131,8 +132,11 @@ builder.queryFields((t) => ({
         required: true,
         description: 'Plain words, 1 to 1,000 characters; time phrases become a range.',
       }),
-      topK: t.arg.int({ defaultValue: 8, description: 'How many hits, 1 to 50.' }),
-      hops: t.arg.int({ defaultValue: 1, description: 'Graph hops from keyword hits, 0 to 3.' }),
+      topK: t.arg.int({ defaultValue: READ_DEFAULTS.recall.topK, description: 'How many hits, 1 to 50.' }),
+      hops: t.arg.int({
+        defaultValue: READ_DEFAULTS.recall.hops,
+        description: 'Graph hops from keyword hits, 0 to 3.',
+      }),
       full: t.arg.boolean({ defaultValue: false, description: 'Return whole contents, bypassing snippet budgets.' }),
       tag: t.arg.string({ description: 'Only entries with this tag.' }),
       kind: t.arg({ type: EntryKindEnum, description: 'Only entries of this kind.' }),

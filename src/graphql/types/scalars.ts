@@ -1,5 +1,7 @@
-import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { Kind, type ValueNode } from 'graphql';
+import { badInput } from '../../contract/errors.ts';
 import { builder } from '../builder.ts';
+import { toGraphQLError } from '../errors.ts';
 
 // An instant: a date and time with Z or an offset. Bare dates and local times are ambiguous.
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -16,11 +18,8 @@ function parseInstant(value: unknown): Date {
     const year = d.getUTCFullYear();
     if (!Number.isNaN(d.getTime()) && year >= 0 && year <= 9999) return d;
   }
-  throw new GraphQLError(
-    `DateTime must be an ISO-8601 instant such as 2026-11-30T02:45:00.000Z, got ${JSON.stringify(value)}`,
-    {
-      extensions: { code: 'BAD_USER_INPUT' },
-    },
+  throw toGraphQLError(
+    badInput(`DateTime must be an ISO-8601 instant such as 2026-11-30T02:45:00.000Z, got ${JSON.stringify(value)}`),
   );
 }
 
@@ -47,9 +46,7 @@ function literalToJson(node: ValueNode): unknown {
     case Kind.OBJECT:
       return Object.fromEntries(node.fields.map((f) => [f.name.value, literalToJson(f.value)]));
     default:
-      throw new GraphQLError('JSON literals cannot contain variables or enums', {
-        extensions: { code: 'BAD_USER_INPUT' },
-      });
+      throw toGraphQLError(badInput('JSON literals cannot contain variables or enums'));
   }
 }
 

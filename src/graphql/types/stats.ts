@@ -1,6 +1,6 @@
+import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import type { EntryRow } from '../../db/schema.ts';
 import { type Brief, buildBrief } from '../../memory/brief.ts';
-import { checkRange, LIST_PAGES } from '../../memory/model.ts';
 import { type CountBy, type TagCount, tagCounts, type WorkspaceStats, workspaceStats } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';

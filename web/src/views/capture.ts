@@ -4,7 +4,7 @@ import {
   ENTRY_KINDS,
   ENTRY_STATUSES,
   VOLATILITIES,
-} from '../../../src/memory/enums.ts';
+} from '../../../src/contract/enums.ts';
 import type { View } from '../app.ts';
 import { CAPTURE, RECENT } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select } from '../dom.ts';

@@ -1,4 +1,4 @@
-import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/memory/enums.ts';
+import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
 import { confirmAction } from '../confirm.ts';
 import { APPEND, ENTRY, FORGET, LINK, RECENT, SET_STATUS, UNLINK, UPDATE } from '../documents.ts';

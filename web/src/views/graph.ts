@@ -1,5 +1,5 @@
 import cytoscape from 'cytoscape';
-import { EDGE_TYPES, type EdgeType } from '../../../src/memory/enums.ts';
+import { EDGE_TYPES, type EdgeType } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
 import { GRAPH_VIEW, RECENT } from '../documents.ts';
 import { errorBox, field, h, replace, select, shorten } from '../dom.ts';

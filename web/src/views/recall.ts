@@ -1,4 +1,4 @@
-import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/memory/enums.ts';
+import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
 import { RECALL } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select, time } from '../dom.ts';

@@ -1,4 +1,4 @@
-import type { CaptureOutcome, EdgeType, MemoryEventType, Provenance } from '../memory/enums.ts';
+import type { CaptureOutcome, EdgeType, MemoryEventType, Provenance } from './enums.ts';
 
 /** An edge as it was when the event happened (the edge may be gone since). */
 export interface EdgeSnapshot {

@@ -1,0 +1,38 @@
+/**
+ * Every expected failure, of the API and of the command line alike, is a DomainError with
+ * one of these codes. The GraphQL layer turns it into a GraphQLError with
+ * `extensions.code` in one place (graphql/errors.ts), the command line into a message and
+ * an exit status in one place (cli/run.ts).
+ */
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'NOT_FOUND'
+  | 'EDGE_KIND_MISMATCH'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'RATE_LIMITED'
+  /** The database cannot take the request now (full, read-only, unreachable); nothing was written. */
+  | 'UNAVAILABLE'
+  /** An answer larger than SPHERE_MAX_RESPONSE_BYTES. */
+  | 'RESPONSE_TOO_LARGE'
+  /** A command line that does not parse: unknown flags, missing arguments (exit status 2). */
+  | 'USAGE';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const badInput = (message: string, field?: string) =>
+  new DomainError('BAD_USER_INPUT', message, field ? { field } : {});
+
+export const notFound = (id: string) => new DomainError('NOT_FOUND', `no entry with id ${JSON.stringify(id)}`, { id });
+
+/** A command line that does not parse (exit status 2). */
+export const usage = (message: string) => new DomainError('USAGE', message);
