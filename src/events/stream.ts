@@ -1,7 +1,7 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { MemoryEventRecord } from '../contract/events.ts';
 import type { Db } from '../db/client.ts';
-import type { EventBus } from './bus.ts';
+import type { EventBus, StreamStats } from './bus.ts';
 import { lastSeq, readEventLog } from './log.ts';
 
 export interface StreamOptions {
@@ -19,6 +19,68 @@ export interface StreamOptions {
 }
 
 /**
+ * Live events of one workspace as they arrive, held for a stream until it takes them: at
+ * most `max`; past that it only remembers that it overflowed (the stream then reads the
+ * log instead). Counted in the bus's stream stats.
+ */
+class LiveBuffer {
+  #events: MemoryEventRecord[] = [];
+  #overflowed = false;
+  #wake: (() => void) | null = null;
+  readonly #stats: StreamStats;
+  readonly #unsubscribe: () => void;
+
+  constructor(bus: EventBus, workspace: string, max: number) {
+    this.#stats = bus.streams;
+    this.#unsubscribe = bus.subscribe(workspace, (event) => {
+      if (this.#events.length >= max) {
+        if (!this.#overflowed) this.#stats.overflows++;
+        this.#overflowed = true;
+      } else {
+        this.#events.push(event);
+        this.#stats.buffered++;
+      }
+      this.#wake?.();
+    });
+  }
+
+  take(): MemoryEventRecord | undefined {
+    const next = this.#events.shift();
+    if (next) this.#stats.buffered--;
+    return next;
+  }
+
+  /** True once if it overflowed since the last call; what it held is dropped. */
+  takeOverflow(): boolean {
+    if (!this.#overflowed) return false;
+    this.#overflowed = false;
+    this.#stats.buffered -= this.#events.length;
+    this.#events = [];
+    return true;
+  }
+
+  /** Resolves on the next live event or `interrupt()` (false), or after `pollMs` (true; 0 = never). */
+  async idle(pollMs: number): Promise<boolean> {
+    const timedOut = await new Promise<boolean>((resolve) => {
+      this.#wake = () => resolve(false);
+      if (pollMs > 0) setTimeout(() => resolve(true), pollMs).unref();
+    });
+    this.#wake = null;
+    return timedOut;
+  }
+
+  interrupt(): void {
+    this.#wake?.();
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    this.#stats.buffered -= this.#events.length;
+    this.#events = [];
+  }
+}
+
+/**
  * One workspace's events, in seq order, each exactly once: the committed log after
  * `sinceSeq`, then live events. Live events wait in a bounded buffer while the log is
  * replayed or the consumer is slow; a gap in seq (a dropped or overflowed live event)
@@ -31,35 +93,16 @@ export function workspaceEvents(
   workspace: string,
   opts: StreamOptions,
 ): AsyncIterableIterator<MemoryEventRecord> {
-  const bufferMax = opts.bufferMax ?? 1_000;
   const pageSize = opts.pageSize ?? 500;
   const pollMs = opts.pollMs ?? 0;
 
   return new Repeater<MemoryEventRecord>(async (push, stop) => {
-    const stats = bus.streams;
-    let buffer: MemoryEventRecord[] = [];
-    let overflowed = false;
+    const live = new LiveBuffer(bus, workspace, opts.bufferMax ?? 1_000);
     let stopped = false;
-    let wake: (() => void) | null = null;
-    stats.open++;
-    const unsubscribe = bus.subscribe(workspace, (event) => {
-      if (buffer.length >= bufferMax) {
-        if (!overflowed) stats.overflows++;
-        overflowed = true;
-      } else {
-        buffer.push(event);
-        stats.buffered++;
-      }
-      wake?.();
-    });
-    const take = (): MemoryEventRecord | undefined => {
-      const next = buffer.shift();
-      if (next) stats.buffered--;
-      return next;
-    };
+    bus.streams.open++;
     void stop.then(() => {
       stopped = true;
-      wake?.();
+      live.interrupt();
     });
 
     // Live-only streams start after what is committed now, so a later gap can be recognised.
@@ -80,22 +123,15 @@ export function workspaceEvents(
     try {
       await replay(null);
       while (!stopped) {
-        if (overflowed) {
-          // Too far behind: drop what is held and read the rest from the log.
-          overflowed = false;
-          stats.buffered -= buffer.length;
-          buffer = [];
+        // Too far behind: what was held is dropped, and the rest comes from the log.
+        if (live.takeOverflow()) {
           await replay(null);
           continue;
         }
-        const next = take();
+        const next = live.take();
         if (!next) {
-          const idle = await new Promise<boolean>((resolve) => {
-            wake = () => resolve(false);
-            if (pollMs > 0) setTimeout(() => resolve(true), pollMs).unref();
-          });
-          wake = null;
-          if (idle && !stopped && (await lastSeq(db)) > last) await replay(null);
+          const timedOut = await live.idle(pollMs);
+          if (timedOut && !stopped && (await lastSeq(db)) > last) await replay(null);
           continue;
         }
         if (next.seq <= last) continue;
@@ -105,9 +141,8 @@ export function workspaceEvents(
         await push(next);
       }
     } finally {
-      unsubscribe();
-      stats.buffered -= buffer.length;
-      stats.open--;
+      live.close();
+      bus.streams.open--;
     }
   });
 }

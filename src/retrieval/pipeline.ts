@@ -208,30 +208,20 @@ function checkDate(value: Date | null | undefined, field: string): Date | null {
  * out.hits[0].explain;   // { keywordRank: 1, bm25: 7.1, graphScore: 1, rrf: 0.0328, ... }
  */
 export async function recallEntries(db: Db, input: RecallInput, now: Date = new Date()): Promise<RecallOutput> {
-  const policy = RANKING_POLICY;
-  const { query } = input;
-  if (typeof query !== 'string' || query.length < LIMITS.queryLength[0] || query.length > LIMITS.queryLength[1]) {
-    throw badInput(`query must be ${LIMITS.queryLength[0]} to ${LIMITS.queryLength[1]} characters`, 'query');
-  }
-  const topK = checkRange(input.topK ?? READ_DEFAULTS.recall.topK, LIMITS.topK, 'topK');
-  const hops = checkRange(input.hops ?? READ_DEFAULTS.recall.hops, LIMITS.hops, 'hops');
-  const full = input.full ?? false;
-  const asOf = checkDate(input.asOf, 'asOf') ?? now;
-  const filter = input.filter ?? {};
-  const since = checkDate(filter.since, 'since');
-  const until = checkDate(filter.until, 'until');
-
-  const rewrite = rewriteTemporal(query, asOf);
-  const { timeRange, queryUsed } = rewrite;
+  const args = readArgs(input, now);
+  const { query, topK, full, asOf } = args;
+  const { timeRange, queryUsed } = rewriteTemporal(query, asOf);
+  const empty = () => emptyOutput(query, queryUsed, timeRange, full);
 
   // `kind` and `filter.kinds` both apply; when they exclude each other nothing matches.
+  const filter = input.filter ?? {};
   let kinds = filter.kinds && filter.kinds.length > 0 ? [...filter.kinds] : null;
   if (input.kind) kinds = kinds ? kinds.filter((k) => k === input.kind) : [input.kind];
-  if (kinds && kinds.length === 0) return emptyOutput(query, queryUsed, timeRange, full);
+  if (kinds && kinds.length === 0) return empty();
   const tags = [...(filter.tags ?? []), ...(input.tag != null ? [input.tag] : [])].map(normalizeTag);
   if (tags.some((t) => t.length === 0)) throw badInput('a tag must not be empty', 'tag');
   const statuses = effectiveStatuses(filter);
-  const prefilter = buildPrefilter({ ...filter, kinds, tags, since, until, timeRange });
+  const prefilter = buildPrefilter({ ...filter, kinds, tags, since: args.since, until: args.until, timeRange });
 
   const { terms, onlyStopWords } = extractTerms(queryUsed);
   // A query that is only a time phrase (maybe with a few stop words: "what happened last
@@ -240,12 +230,48 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
     return listTimeRange(db, { query, queryUsed, timeRange, prefilter, topK, full, statuses, asOf });
   }
   const match = buildMatchExpression(terms);
-  if (match === null) return emptyOutput(query, queryUsed, timeRange, full);
+  if (match === null) return empty();
+  const candidates = await gatherCandidates(db, match, prefilter, args.hops);
+  if (!candidates) return empty();
+  const queryStems = [...new Set(terms.map(lightStem))];
+  const scored = await scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
+  keepBelowSuccessors(scored);
+  return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+}
 
-  // Keyword arm.
+/** recall's arguments, each checked against its limit. */
+function readArgs(input: RecallInput, now: Date) {
+  const { query } = input;
+  if (typeof query !== 'string' || query.length < LIMITS.queryLength[0] || query.length > LIMITS.queryLength[1]) {
+    throw badInput(`query must be ${LIMITS.queryLength[0]} to ${LIMITS.queryLength[1]} characters`, 'query');
+  }
+  return {
+    query,
+    topK: checkRange(input.topK ?? READ_DEFAULTS.recall.topK, LIMITS.topK, 'topK'),
+    hops: checkRange(input.hops ?? READ_DEFAULTS.recall.hops, LIMITS.hops, 'hops'),
+    full: input.full ?? false,
+    asOf: checkDate(input.asOf, 'asOf') ?? now,
+    since: checkDate(input.filter?.since, 'since'),
+    until: checkDate(input.filter?.until, 'until'),
+  };
+}
+
+/** What the arms found, hydrated and fused. */
+interface Candidates {
+  keyword: Awaited<ReturnType<typeof searchKeyword>>;
+  nodes: Map<string, WalkNode>;
+  rows: Map<string, Hydrated>;
+  fused: ReturnType<typeof fuseRankings>;
+}
+
+/**
+ * The keyword arm, then the graph arm from its best hits, hydrated through the prefilter
+ * and fused by RRF; null when the keyword arm finds nothing.
+ */
+async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: number): Promise<Candidates | null> {
+  const policy = RANKING_POLICY;
   const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit);
-  if (keyword.length === 0) return emptyOutput(query, queryUsed, timeRange, full);
-
+  if (keyword.length === 0) return null;
   // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
   // match outranks a neighbour of a weak one; the seeds themselves are ranked in the arm too
   // (otherwise every neighbour would tie with keyword rank 1).
@@ -257,79 +283,88 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
       .map((h) => ({ id: h.id, score: top < 0 ? h.bm25 / top : 1 }));
     walk = (await walkGraph(db, seeds, hops, { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap })).nodes;
   }
-
   const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id)])];
   const rows = await hydrate(db, ids, prefilter);
-
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
   const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
   const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
   const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
+  return { keyword, nodes, rows, fused };
+}
 
-  // Neighbour smoothing works on the links among the candidates (one query).
+/** Links among the candidates, both ways, for neighbour smoothing (one query). */
+async function neighboursAmong(db: Db, ids: string[]): Promise<Map<string, { id: string; weight: number }[]>> {
   const neighbours = new Map<string, { id: string; weight: number }[]>();
-  for (const e of await edgesAmong(
-    db,
-    fused.map((c) => c.id),
-  )) {
+  for (const e of await edgesAmong(db, ids)) {
     neighbours.set(e.src, [...(neighbours.get(e.src) ?? []), { id: e.dst, weight: e.weight }]);
     neighbours.set(e.dst, [...(neighbours.get(e.dst) ?? []), { id: e.src, weight: e.weight }]);
   }
+  return neighbours;
+}
+
+/** Every fused candidate with its score parts (see RecallExplain) and final score. */
+async function scoreCandidates(
+  db: Db,
+  { keyword, nodes, rows, fused }: Candidates,
+  terms: string[],
+  queryStems: string[],
+  asOfMs: number,
+): Promise<Scored[]> {
+  const neighbours = await neighboursAmong(
+    db,
+    fused.map((c) => c.id),
+  );
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const best = -keyword[0]!.bm25;
   const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
   const stemsById = new Map(fused.map((c) => [c.id, entryStems(db, rows.get(c.id)!.entry)]));
-  const queryStems = [...new Set(terms.map(lightStem))];
-  const asOfMs = asOf.getTime();
-
-  const scored: Scored[] = fused.map((c) => {
+  return fused.map((c) => {
     const hydrated = rows.get(c.id)!;
-    const { entry } = hydrated;
     const stems = stemsById.get(c.id)!;
     const node = nodes.get(c.id) ?? null;
     const linked = neighbours.get(c.id) ?? [];
     const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
-    const match = Math.max(relative(c.id) + policy.neighbourSupport * support, node?.score ?? 0);
-    const coverage = coverageFactor(
-      stems,
-      linked.map((n) => stemsById.get(n.id)!),
-      queryStems,
-    );
-    const decay = decayFactor(entry, asOfMs);
-    const recallBoost = recallBoostFactor(entry.recallCount);
-    const importance = importanceFactor(entry.importance);
-    const tagOverlap = tagOverlapFactor(hydrated.tags, terms);
-    const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
-    const final =
-      c.rrf *
-      match *
-      coverage *
-      decay *
-      recallBoost *
-      importance *
-      tagOverlap *
-      (superseded ? policy.supersededPenalty : 1);
+    const parts = {
+      rrf: c.rrf,
+      match: Math.max(relative(c.id) + RANKING_POLICY.neighbourSupport * support, node?.score ?? 0),
+      coverage: coverageFactor(
+        stems,
+        linked.map((n) => stemsById.get(n.id)!),
+        queryStems,
+      ),
+      tagOverlap: tagOverlapFactor(hydrated.tags, terms),
+    };
+    const bm25 = bm25ById.get(c.id) ?? null;
     return {
       id: c.id,
-      hydrated,
       ranks: c.ranks,
-      rrf: c.rrf,
-      bm25: bm25ById.get(c.id) ?? null,
+      bm25,
       node,
       graphScore: node?.score ?? null,
-      match,
-      coverage,
-      decay,
-      recallBoost,
-      importance,
-      tagOverlap,
-      final,
       stems,
+      ...score(hydrated, parts, asOfMs),
     };
   });
-  keepBelowSuccessors(scored);
+}
 
-  return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+/**
+ * The final score, the one formula: rrf × match × coverage × time decay × recall boost ×
+ * importance × tag overlap, × the superseded penalty for an entry something replaced.
+ */
+function score(
+  hydrated: Hydrated,
+  parts: { rrf: number; match: number; coverage: number; tagOverlap: number },
+  asOfMs: number,
+) {
+  const { entry } = hydrated;
+  const decay = decayFactor(entry, asOfMs);
+  const recallBoost = recallBoostFactor(entry.recallCount);
+  const importance = importanceFactor(entry.importance);
+  const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
+  const penalty = superseded ? RANKING_POLICY.supersededPenalty : 1;
+  const final =
+    parts.rrf * parts.match * parts.coverage * decay * recallBoost * importance * parts.tagOverlap * penalty;
+  return { hydrated, ...parts, decay, recallBoost, importance, final };
 }
 
 /**
@@ -403,34 +438,7 @@ function finish(input: FinishInput): RecallOutput {
     new Set(input.queryStems),
     full,
   );
-  const hits: RecallHitResult[] = picked.map((s, i) => {
-    const arms = (['KEYWORD', 'GRAPH', 'VECTOR'] as const).filter((a) => s.ranks[a] !== undefined);
-    const snippet = plan.snippets[i]!;
-    return {
-      entry: s.hydrated.entry,
-      rank: i + 1,
-      score: s.final,
-      snippet: snippet.text,
-      truncated: snippet.truncated,
-      arms,
-      hop: s.node?.hop ?? null,
-      via: s.node?.viaEdge ?? null,
-      explain: {
-        keywordRank: s.ranks.KEYWORD ?? null,
-        bm25: s.bm25,
-        graphScore: s.graphScore,
-        vectorRank: s.ranks.VECTOR ?? null,
-        rrf: s.rrf,
-        match: s.match,
-        coverage: s.coverage,
-        decay: s.decay,
-        recallBoost: s.recallBoost,
-        importance: s.importance,
-        tagOverlap: s.tagOverlap,
-        final: s.final,
-      },
-    };
-  });
+  const hits = picked.map((s, i) => toHit(s, i + 1, plan.snippets[i]!));
   return {
     query: input.query,
     queryUsed: input.queryUsed,
@@ -441,6 +449,34 @@ function finish(input: FinishInput): RecallOutput {
     budgetChars: plan.budgetChars,
     omitted: omitted.slice(0, policy.omittedMax).map(({ entryId, reason }) => ({ entryId, reason })),
     policyVersion: policy.version,
+  };
+}
+
+/** A picked candidate as recall returns it, with its score parts. */
+function toHit(s: Scored, rank: number, snippet: { text: string; truncated: boolean }): RecallHitResult {
+  return {
+    entry: s.hydrated.entry,
+    rank,
+    score: s.final,
+    snippet: snippet.text,
+    truncated: snippet.truncated,
+    arms: (['KEYWORD', 'GRAPH', 'VECTOR'] as const).filter((a) => s.ranks[a] !== undefined),
+    hop: s.node?.hop ?? null,
+    via: s.node?.viaEdge ?? null,
+    explain: {
+      keywordRank: s.ranks.KEYWORD ?? null,
+      bm25: s.bm25,
+      graphScore: s.graphScore,
+      vectorRank: s.ranks.VECTOR ?? null,
+      rrf: s.rrf,
+      match: s.match,
+      coverage: s.coverage,
+      decay: s.decay,
+      recallBoost: s.recallBoost,
+      importance: s.importance,
+      tagOverlap: s.tagOverlap,
+      final: s.final,
+    },
   };
 }
 
@@ -498,30 +534,17 @@ async function listTimeRange(db: Db, input: TimeListInput): Promise<RecallOutput
   const scored: Scored[] = newest
     .filter((r) => rows.has(r.id))
     .map((r, i) => {
-      const hydrated = rows.get(r.id)!;
-      const { entry } = hydrated;
       // No arm ranked these; the recency position stands in for a rank so scores stay comparable.
-      const rrf = 1 / (policy.rrfK + i + 1);
-      const decay = decayFactor(entry, asOfMs);
-      const recallBoost = recallBoostFactor(entry.recallCount);
-      const importance = importanceFactor(entry.importance);
-      const superseded = entry.status === 'SUPERSEDED' || hydrated.supersededBy !== null;
+      const parts = { rrf: 1 / (policy.rrfK + i + 1), match: 1, coverage: 1, tagOverlap: 1 };
+      const stems = new Set<string>();
       return {
         id: r.id,
-        hydrated,
         ranks: {},
-        rrf,
         bm25: null,
         node: null,
         graphScore: null,
-        match: 1,
-        coverage: 1,
-        decay,
-        recallBoost,
-        importance,
-        tagOverlap: 1,
-        final: rrf * decay * recallBoost * importance * (superseded ? policy.supersededPenalty : 1),
-        stems: new Set<string>(),
+        stems,
+        ...score(rows.get(r.id)!, parts, asOfMs),
       };
     });
   return finish({ ...input, scored, queryStems: [], fixedOrder: true });

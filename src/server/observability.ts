@@ -34,11 +34,18 @@ export interface Metrics {
 /** The Prometheus registry behind GET /metrics. Gauges are read when scraped. */
 export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metrics {
   const reg = new Registry();
-  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  const metrics = createCounters(reg);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  const metrics: Metrics = {
-    close: () => loopDelay.disable(),
+  registerStateGauges(reg, registry, bus);
+  registerLoopDelay(reg, loopDelay);
+  return { ...metrics, close: () => loopDelay.disable() };
+}
+
+/** What requests add to: counts and latencies. */
+function createCounters(reg: Registry): Omit<Metrics, 'close'> {
+  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  return {
     registry: reg,
     requests: new Counter({
       name: 'sphere_graphql_requests_total',
@@ -78,6 +85,10 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
       registers: [reg],
     }),
   };
+}
+
+/** Gauges read when scraped: write queues, workspaces, subscriptions, events, database size. */
+function registerStateGauges(reg: Registry, registry: WorkspaceRegistry, bus: EventBus): void {
   new Gauge({
     name: 'sphere_write_queue_depth',
     help: 'Writes waiting for their workspace writer, over all workspaces.',
@@ -93,22 +104,6 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
     registers: [reg],
     collect() {
       this.set(registry.openCount);
-    },
-  });
-  new Gauge({
-    name: 'sphere_event_loop_delay_seconds',
-    help:
-      'How late the event loop, shared by every workspace, ran a 10 ms timer since the previous scrape: ' +
-      'quantile 0.5, 0.99 and 1 (the longest stall).',
-    labelNames: ['quantile'],
-    registers: [reg],
-    collect() {
-      const seen = loopDelay.count > 0;
-      this.set({ quantile: '0.5' }, seen ? loopDelay.percentile(50) / 1e9 : 0);
-      this.set({ quantile: '0.99' }, seen ? loopDelay.percentile(99) / 1e9 : 0);
-      this.set({ quantile: '1' }, seen ? loopDelay.max / 1e9 : 0);
-      // Each scrape reports the interval since the last one, so a stall shows up once, when it happened.
-      loopDelay.reset();
     },
   });
   new Gauge({
@@ -143,7 +138,26 @@ export function createMetrics(registry: WorkspaceRegistry, bus: EventBus): Metri
       this.set(bytes);
     },
   });
-  return metrics;
+}
+
+/** How late the event loop, shared by every workspace, ran since the previous scrape. */
+function registerLoopDelay(reg: Registry, loopDelay: ReturnType<typeof monitorEventLoopDelay>): void {
+  new Gauge({
+    name: 'sphere_event_loop_delay_seconds',
+    help:
+      'How late the event loop, shared by every workspace, ran a 10 ms timer since the previous scrape: ' +
+      'quantile 0.5, 0.99 and 1 (the longest stall).',
+    labelNames: ['quantile'],
+    registers: [reg],
+    collect() {
+      const seen = loopDelay.count > 0;
+      this.set({ quantile: '0.5' }, seen ? loopDelay.percentile(50) / 1e9 : 0);
+      this.set({ quantile: '0.99' }, seen ? loopDelay.percentile(99) / 1e9 : 0);
+      this.set({ quantile: '1' }, seen ? loopDelay.max / 1e9 : 0);
+      // Each scrape reports the interval since the last one, so a stall shows up once, when it happened.
+      loopDelay.reset();
+    },
+  });
 }
 
 function operationName(args: { operationName?: string | null; document: { definitions: readonly unknown[] } }) {

@@ -41,6 +41,36 @@ export interface ServerDeps {
   directPost?: boolean;
 }
 
+/** Listens on the configured host and port; resolves with the GraphQL URL and the port. */
+function listen(http: Server, config: Config): Promise<{ url: string; port: number }> {
+  return new Promise((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.host, () => {
+      http.off('error', reject);
+      const { port } = http.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
+    });
+  });
+}
+
+/** The control database, opened on first use; a failed open is tried again on the next use. */
+function lazyControl(config: Config, clock: () => number): (() => Promise<ControlStore>) & { close(): Promise<void> } {
+  let store: Promise<ControlStore> | null = null;
+  const open = () => {
+    store ??= ControlStore.open(config, clock);
+    store.catch(() => {
+      store = null;
+    });
+    return store;
+  };
+  return Object.assign(open, {
+    close: async () => {
+      if (store) (await store.catch(() => null))?.close();
+    },
+  });
+}
+
 /** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
 export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
   const clock = deps.clock ?? Date.now;
@@ -58,14 +88,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     onCommit,
     maxOpen: config.maxOpenWorkspaces,
   });
-  let controlStore: Promise<ControlStore> | null = null;
-  const control = () => {
-    controlStore ??= ControlStore.open(config, clock);
-    controlStore.catch(() => {
-      controlStore = null;
-    });
-    return controlStore;
-  };
+  const control = lazyControl(config, clock);
   const logger = deps.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
@@ -104,15 +127,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
             'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
         );
       }
-      return new Promise((resolve, reject) => {
-        http.once('error', reject);
-        http.listen(config.port, config.host, () => {
-          http.off('error', reject);
-          const { port } = http.address() as AddressInfo;
-          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-          resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
-        });
-      });
+      return listen(http, config);
     },
     stop: () => {
       stopping ??= (async () => {
@@ -128,7 +143,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         await closed;
         await redis?.close();
         metrics.close();
-        if (controlStore) (await controlStore.catch(() => null))?.close();
+        await control.close();
       })();
       return stopping;
     },
