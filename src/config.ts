@@ -31,7 +31,6 @@ export interface Config {
   maxResponseBytes: number;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
   introspection: boolean | null;
-  production: boolean;
   logLevel: string;
   /** Workspace databases kept open at once; idle ones beyond this are closed, least recently used first. */
   maxOpenWorkspaces: number;
@@ -84,7 +83,6 @@ const envSchema = z.object({
       .min(1024)
       .default(16 * 1024 * 1024),
   ),
-  NODE_ENV: optional,
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
 });
@@ -124,7 +122,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
     maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
-    production: e.NODE_ENV === 'production',
     logLevel: e.LOG_LEVEL,
     maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,
     ...overrides,

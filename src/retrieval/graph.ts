@@ -62,9 +62,9 @@ interface Reached {
  * the best score of a node one hop nearer times the decay times the edge weight.
  *
  * Breadth first, one query per hop: each node is expanded once, however many paths reach
- * it, and its heaviest edges come precomputed from entry_neighbours. That is 3-4× faster
- * than the equivalent recursive CTE, which expands a node once per path and ranks each
- * node's edges every time (0.4 vs 1.5 ms for 3 hops at 100k entries).
+ * it, and its heaviest edges come precomputed from entry_neighbours, where the
+ * equivalent recursive CTE expands a node once per path and ranks each node's edges every
+ * time (the bench compares the two; see the README's performance section).
  *
  * @example
  * const { nodes, truncated } = await walkGraph(db, ['0193a…'], 2, { fanout: 8, nodeCap: 50, checkTruncation: true });

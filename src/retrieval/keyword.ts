@@ -16,8 +16,8 @@ export interface KeywordHit {
  * place in the ranking, and bounded to `limit` matches.
  *
  * The best `2 × limit` matches are ranked inside FTS5 first and only those are joined to
- * their entries: joining every match before ranking cost more than the ranking itself
- * (77 vs 31 ms for common words at 100k entries). When the prefilter leaves fewer than
+ * their entries: joining every match before ranking cost more than the ranking itself for
+ * common words in large workspaces. When the prefilter leaves fewer than
  * `limit` of that window, the whole match set is filtered and ranked instead, so the result
  * is always exactly the first `limit` matches that pass.
  *

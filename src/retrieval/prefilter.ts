@@ -43,7 +43,7 @@ export function buildPrefilter(input: PrefilterInput): SQL {
   const at = sql`coalesce(e.observed_at, e.created_at)`;
   // The unary + keeps SQLite from driving these queries through the low-selectivity enum
   // indexes: the candidates come from FTS rowids or id lists, and "status IN (every status
-  // but DEPRECATED)" through its index would scan nearly the whole table (4-20x slower).
+  // but DEPRECATED)" through its index would scan nearly the whole table.
   const parts: SQL[] = [inList(sql`+e.status`, effectiveStatuses(input))];
   if (input.kinds && input.kinds.length > 0) parts.push(inList(sql`+e.kind`, input.kinds));
   if (input.volatilities && input.volatilities.length > 0) parts.push(inList(sql`+e.volatility`, input.volatilities));

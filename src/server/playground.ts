@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
 /**
- * GraphiQL at GET /graphql, for browsers (Accept: text/html). The page is about 9 MB of
+ * GraphiQL at GET /graphql, for browsers (Accept: text/html). The page is megabytes of
  * inline script, so it is rendered and gzipped once, on first use, and sent compressed to
  * every client that accepts it. It may talk to this server only (its own origin, and
  * WebSockets to the host it was loaded from), and no other page may frame it.
