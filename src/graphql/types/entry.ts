@@ -1,15 +1,13 @@
-import type { Direction } from '../../contract/enums.ts';
 import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
+import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { freshnessOf, isOverAge } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runWrite } from '../guards.ts';
-import { loadExisting } from '../loaders.ts';
-import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
@@ -24,7 +22,8 @@ import {
 
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
-export const ConnectionRef = builder.objectRef<ConnectionShape>('Connection');
+// Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
+export const ConnectionRef = builder.objectRef<Connection>('Connection');
 
 const CONNECTIONS_FIRST = {
   defaultValue: LIST_PAGES.connections.first,
@@ -107,9 +106,8 @@ EntryRef.implement({
         first: t.arg.int(CONNECTIONS_FIRST),
       },
       resolve: async (e, args, ctx) => {
-        const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
-        const edges = await ctx.loaders.edges.load(e.id);
-        return connectionsOf(e.id, edges, args.type, args.direction as Direction | null).slice(0, first);
+        const page = connectionsPage(args);
+        return connectionsOf(e.id, await ctx.loaders.edges.load(e.id), page);
       },
     }),
   }),
@@ -121,23 +119,6 @@ RevisionRef.implement({
     content: t.exposeString('content', { description: 'The earlier content.' }),
     op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op as never }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
-  }),
-});
-
-ConnectionRef.implement({
-  description: 'An edge seen from one entry: the edge, which way it runs, and the entry at the other end.',
-  fields: (t) => ({
-    edge: t.field({ type: EdgeRef, description: 'The edge.', resolve: (c) => c.edge }),
-    direction: t.field({
-      type: DirectionEnum,
-      description: 'OUT, IN, or BOTH for RELATES_TO.',
-      resolve: (c) => c.direction,
-    }),
-    entry: t.field({
-      type: EntryRef,
-      description: 'The entry at the other end.',
-      resolve: (c, _a, ctx) => loadExisting(ctx.loaders, c.otherId),
-    }),
   }),
 });
 
@@ -231,9 +212,9 @@ builder.queryFields((t) => ({
       first: t.arg.int(CONNECTIONS_FIRST),
     },
     resolve: async (_r, args, ctx) => {
-      const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
+      const page = connectionsPage({ first: args.first });
       const entry = await requireEntry(readDb(ctx), String(args.id));
-      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null).slice(0, first);
+      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), page);
     },
   }),
   count: t.int({
