@@ -1,9 +1,9 @@
 import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
+import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
-import { freshnessOf, isOverAge } from '../../memory/model.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
@@ -69,12 +69,8 @@ EntryRef.implement({
     freshness: t.field({
       type: FreshnessEnum,
       description: 'How current it is now, from status, SUPERSEDES edges and age against its volatility.',
-      resolve: async (e, _args, ctx) => {
-        const now = ctx.now();
-        // Lazy staleness: the read that notices an over-age ACTIVE entry marks it STALE.
-        if (isOverAge(e, now)) ctx.workspace.bookkeeper.stale([e.id]);
-        return freshnessOf(e, await ctx.loaders.superseded.load(e.id), now);
-      },
+      resolve: async (e, _args, ctx) =>
+        readFreshness(ctx.workspace.bookkeeper, e, ctx.now(), await ctx.loaders.superseded.load(e.id)),
     }),
     tags: t.stringList({
       description: 'Normalized tags, sorted.',
