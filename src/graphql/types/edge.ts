@@ -63,11 +63,8 @@ builder.mutationFields((t) => ({
       'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
-    resolve: async (_r, { input }, ctx) => {
-      const link = linkOf(input);
-      checkLinkInput(link);
-      return edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, link)));
-    },
+    resolve: async (_r, { input }, ctx) =>
+      edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, linkOf(input)))),
   }),
   unlink: t.boolean({
     description: 'Removes an edge (either order for RELATES_TO); false when there was none.',

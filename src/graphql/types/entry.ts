@@ -1,11 +1,18 @@
-import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
-import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
+import {
+  appendEntry,
+  checkAppendInput,
+  checkUpdateInput,
+  forgetEntry,
+  setEntryStatus,
+  updateEntry,
+} from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runWrite } from '../guards.ts';
 import {
@@ -230,11 +237,7 @@ builder.mutationFields((t) => ({
     description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
-    resolve: (_r, { input }, ctx) => {
-      const capture = captureOf(input);
-      checkCaptureInput(capture);
-      return runWrite(ctx, (scope) => captureEntry(scope, capture));
-    },
+    resolve: (_r, { input }, ctx) => runWrite(ctx, (scope) => captureEntry(scope, captureOf(input))),
   }),
   append: t.field({
     type: EntryRef,
@@ -243,11 +246,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       addition: t.arg.string({ required: true, description: 'The text to append.' }),
     },
-    extensions: checkedFirst((args: { addition: string }) => checkContent(args.addition, 'addition')),
-    resolve: (_r, args, ctx) => {
-      checkContent(args.addition, 'addition');
-      return runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition));
-    },
+    extensions: checkedFirst((args: { addition: string }) => checkAppendInput(args.addition)),
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition)),
   }),
   update: t.field({
     type: EntryRef,
@@ -256,11 +256,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       content: t.arg.string({ required: true, description: 'The new content.' }),
     },
-    extensions: checkedFirst((args: { content: string }) => checkContent(args.content)),
-    resolve: (_r, args, ctx) => {
-      checkContent(args.content);
-      return runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content));
-    },
+    extensions: checkedFirst((args: { content: string }) => checkUpdateInput(args.content)),
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content)),
   }),
   setStatus: t.field({
     type: EntryRef,
