@@ -11,10 +11,25 @@ export function readDb(ctx: Context): Db {
   return ctx.workspace.db;
 }
 
-/** Queues a write on the workspace's single writer, once the caller may write. */
-export function runWrite<T>(ctx: Context, fn: WriteFn<T>): Promise<T> {
-  assertCan(ctx.access, 'write');
-  if (!ctx.writeQuota.take()) {
+/** What a mutation may need: a client's write, or a maintainer's pass. */
+export type WriteCapability = Extract<Capability, 'write' | 'maintain'>;
+
+/**
+ * Whether a mutation needing `capability` spends one of the workspace's write quota: client
+ * writes do; a maintainer's pass (runStalenessPass) is not a client write, so the rate
+ * limit does not apply to it. runWrite and the mutation guard both go by this.
+ */
+export function spendsWriteQuota(capability: Capability): boolean {
+  return capability === 'write';
+}
+
+/**
+ * Queues a write on the workspace's single writer, once the caller may make it (`write`
+ * unless said otherwise) and, for a client write, the workspace's rate limit allows it.
+ */
+export function runWrite<T>(ctx: Context, fn: WriteFn<T>, capability: WriteCapability = 'write'): Promise<T> {
+  assertCan(ctx.access, capability);
+  if (spendsWriteQuota(capability) && !ctx.writeQuota.take()) {
     throw new DomainError('RATE_LIMITED', 'too many writes to this workspace; retry in a moment');
   }
   return ctx.workspace.writer.run(fn);
@@ -25,16 +40,16 @@ export function runWrite<T>(ctx: Context, fn: WriteFn<T>): Promise<T> {
  * `extensions` before any field of the document runs.
  */
 export interface MutationFieldExtensions {
-  /** Validates the field's arguments as its resolver does, without the database. */
+  /** Validates the field's arguments with the domain's own check (the one its write runs), without the database. */
   checkInput?: (args: Record<string, unknown>) => void;
   /** What the caller must be allowed; `write` (the default) also spends one of the write quota. */
-  capability?: Capability;
+  capability?: WriteCapability;
 }
 
 /** Field extensions that let the mutation guard run `check` on every field before any writes. */
 export function checkedFirst<A>(
   check: (args: A) => void,
-  capability: Capability = 'write',
+  capability: WriteCapability = 'write',
 ): MutationFieldExtensions & Readonly<Record<string, unknown>> {
   return { checkInput: check as (args: Record<string, unknown>) => void, capability };
 }

@@ -19,7 +19,7 @@ import { DomainError } from '../contract/errors.ts';
 import { assertCan } from '../workspaces/access.ts';
 import type { Context } from './context.ts';
 import { maskError } from './errors.ts';
-import type { MutationFieldExtensions } from './guards.ts';
+import { type MutationFieldExtensions, spendsWriteQuota } from './guards.ts';
 
 /**
  * The root fields a mutation operation will execute, by response key (aliases apart, fields
@@ -92,7 +92,7 @@ export function useMutationGuard(): Plugin {
         if (!def) continue;
         const ext = def.extensions as MutationFieldExtensions;
         const capability = ext.capability ?? 'write';
-        if (capability === 'write') writes++;
+        if (spendsWriteQuota(capability)) writes++;
         try {
           assertCan(ctx.access, capability);
           ext.checkInput?.(getArgumentValues(def, node, coerced.coerced));

@@ -5,6 +5,7 @@ import './types/scalars.ts';
 import './types/enums.ts';
 import './types/entry.ts';
 import './types/edge.ts';
+import './types/connection.ts';
 import './types/graph.ts';
 import './types/stats.ts';
 import './types/recall.ts';

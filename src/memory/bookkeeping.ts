@@ -1,6 +1,8 @@
 import { inArray, sql } from 'drizzle-orm';
-import { entries } from '../db/schema.ts';
+import type { Freshness } from '../contract/enums.ts';
+import { type EntryRow, entries } from '../db/schema.ts';
 import type { Writer } from '../db/writer.ts';
+import { freshnessOf, isOverAge } from './model.ts';
 
 /** How long read-side bookkeeping may wait before it is written (the contract allows up to 1 s). */
 const FLUSH_DELAY_MS = 50;
@@ -83,4 +85,19 @@ export class Bookkeeper {
     }, FLUSH_DELAY_MS);
     this.#timer.unref();
   }
+}
+
+/**
+ * An entry's freshness as a read reports it (freshnessOf). A read that finds an ACTIVE
+ * entry past its volatility limit also has it marked STALE (lazy staleness), through the
+ * bookkeeper, so that the read itself never waits on a write.
+ */
+export function readFreshness(
+  bookkeeper: Pick<Bookkeeper, 'stale'>,
+  entry: Pick<EntryRow, 'id' | 'status' | 'volatility' | 'updatedAt'>,
+  now: number,
+  superseded: boolean,
+): Freshness {
+  if (isOverAge(entry, now)) bookkeeper.stale([entry.id]);
+  return freshnessOf(entry, superseded, now);
 }

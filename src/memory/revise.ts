@@ -7,9 +7,19 @@ import type { WriteScope } from '../db/writer.ts';
 import { contentHash } from './model.ts';
 import { requireEntry } from './queries.ts';
 
+/** Validates an append's text before any write is queued; the combined length needs the entry. */
+export function checkAppendInput(addition: string): void {
+  checkContent(addition, 'addition');
+}
+
+/** Validates an update's new content before any write is queued. */
+export function checkUpdateInput(content: string): void {
+  checkContent(content);
+}
+
 /** Appends text to an entry: the old content becomes an APPEND revision. */
 export async function appendEntry(scope: WriteScope, id: string, addition: string): Promise<EntryRow> {
-  checkContent(addition, 'addition');
+  checkAppendInput(addition);
   const entry = await requireEntry(scope.db, id);
   const content = `${entry.content}\n\n${addition}`;
   if (content.length > LIMITS.contentMax) {
@@ -20,7 +30,7 @@ export async function appendEntry(scope: WriteScope, id: string, addition: strin
 
 /** Replaces an entry's content: the old content becomes an UPDATE revision. */
 export async function updateEntry(scope: WriteScope, id: string, content: string): Promise<EntryRow> {
-  checkContent(content);
+  checkUpdateInput(content);
   const entry = await requireEntry(scope.db, id);
   return revise(scope, entry, content, 'UPDATE');
 }

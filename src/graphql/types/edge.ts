@@ -1,6 +1,4 @@
-import type { Direction, EdgeType } from '../../contract/enums.ts';
 import type { EdgeSnapshot } from '../../contract/events.ts';
-import type { EdgeRow } from '../../db/schema.ts';
 import { checkLinkInput, edgeSnapshot, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, runWrite } from '../guards.ts';
@@ -9,30 +7,6 @@ import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
 
 export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
-
-/** An edge as seen from one of its entries. */
-export interface ConnectionShape {
-  edge: EdgeSnapshot;
-  direction: Direction;
-  otherId: string;
-}
-
-/** Turns the edges touching `entryId` into connections, filtered by type and direction. */
-export function connectionsOf(
-  entryId: string,
-  edges: readonly EdgeRow[],
-  type: EdgeType | null | undefined,
-  direction: Direction | null | undefined,
-): ConnectionShape[] {
-  const out: ConnectionShape[] = [];
-  for (const e of edges) {
-    if (type && e.type !== type) continue;
-    const dir: Direction = e.type === 'RELATES_TO' ? 'BOTH' : e.src === entryId ? 'OUT' : 'IN';
-    if (direction && direction !== 'BOTH' && dir !== 'BOTH' && dir !== direction) continue;
-    out.push({ edge: edgeSnapshot(e), direction: dir, otherId: e.src === entryId ? e.dst : e.src });
-  }
-  return out;
-}
 
 EdgeRef.implement({
   description: 'A typed, weighted link between two entries of one workspace.',
@@ -89,11 +63,8 @@ builder.mutationFields((t) => ({
       'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
-    resolve: async (_r, { input }, ctx) => {
-      const link = linkOf(input);
-      checkLinkInput(link);
-      return edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, link)));
-    },
+    resolve: async (_r, { input }, ctx) =>
+      edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, linkOf(input)))),
   }),
   unlink: t.boolean({
     description: 'Removes an edge (either order for RELATES_TO); false when there was none.',

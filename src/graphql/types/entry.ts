@@ -1,15 +1,20 @@
-import type { Direction } from '../../contract/enums.ts';
-import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
+import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
-import { freshnessOf, isOverAge } from '../../memory/model.ts';
+import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
-import { appendEntry, forgetEntry, setEntryStatus, updateEntry } from '../../memory/revise.ts';
+import {
+  appendEntry,
+  checkAppendInput,
+  checkUpdateInput,
+  forgetEntry,
+  setEntryStatus,
+  updateEntry,
+} from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runWrite } from '../guards.ts';
-import { loadExisting } from '../loaders.ts';
-import { type ConnectionShape, connectionsOf, EdgeRef } from './edge.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
@@ -24,7 +29,8 @@ import {
 
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
-export const ConnectionRef = builder.objectRef<ConnectionShape>('Connection');
+// Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
+export const ConnectionRef = builder.objectRef<Connection>('Connection');
 
 const CONNECTIONS_FIRST = {
   defaultValue: LIST_PAGES.connections.first,
@@ -70,12 +76,8 @@ EntryRef.implement({
     freshness: t.field({
       type: FreshnessEnum,
       description: 'How current it is now, from status, SUPERSEDES edges and age against its volatility.',
-      resolve: async (e, _args, ctx) => {
-        const now = ctx.now();
-        // Lazy staleness: the read that notices an over-age ACTIVE entry marks it STALE.
-        if (isOverAge(e, now)) ctx.workspace.bookkeeper.stale([e.id]);
-        return freshnessOf(e, await ctx.loaders.superseded.load(e.id), now);
-      },
+      resolve: async (e, _args, ctx) =>
+        readFreshness(ctx.workspace.bookkeeper, e, ctx.now(), await ctx.loaders.superseded.load(e.id)),
     }),
     tags: t.stringList({
       description: 'Normalized tags, sorted.',
@@ -107,9 +109,8 @@ EntryRef.implement({
         first: t.arg.int(CONNECTIONS_FIRST),
       },
       resolve: async (e, args, ctx) => {
-        const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
-        const edges = await ctx.loaders.edges.load(e.id);
-        return connectionsOf(e.id, edges, args.type, args.direction as Direction | null).slice(0, first);
+        const page = connectionsPage(args);
+        return connectionsOf(e.id, await ctx.loaders.edges.load(e.id), page);
       },
     }),
   }),
@@ -121,23 +122,6 @@ RevisionRef.implement({
     content: t.exposeString('content', { description: 'The earlier content.' }),
     op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op as never }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
-  }),
-});
-
-ConnectionRef.implement({
-  description: 'An edge seen from one entry: the edge, which way it runs, and the entry at the other end.',
-  fields: (t) => ({
-    edge: t.field({ type: EdgeRef, description: 'The edge.', resolve: (c) => c.edge }),
-    direction: t.field({
-      type: DirectionEnum,
-      description: 'OUT, IN, or BOTH for RELATES_TO.',
-      resolve: (c) => c.direction,
-    }),
-    entry: t.field({
-      type: EntryRef,
-      description: 'The entry at the other end.',
-      resolve: (c, _a, ctx) => loadExisting(ctx.loaders, c.otherId),
-    }),
   }),
 });
 
@@ -231,9 +215,9 @@ builder.queryFields((t) => ({
       first: t.arg.int(CONNECTIONS_FIRST),
     },
     resolve: async (_r, args, ctx) => {
-      const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
+      const page = connectionsPage({ first: args.first });
       const entry = await requireEntry(readDb(ctx), String(args.id));
-      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), null, null).slice(0, first);
+      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), page);
     },
   }),
   count: t.int({
@@ -253,11 +237,7 @@ builder.mutationFields((t) => ({
     description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
-    resolve: (_r, { input }, ctx) => {
-      const capture = captureOf(input);
-      checkCaptureInput(capture);
-      return runWrite(ctx, (scope) => captureEntry(scope, capture));
-    },
+    resolve: (_r, { input }, ctx) => runWrite(ctx, (scope) => captureEntry(scope, captureOf(input))),
   }),
   append: t.field({
     type: EntryRef,
@@ -266,11 +246,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       addition: t.arg.string({ required: true, description: 'The text to append.' }),
     },
-    extensions: checkedFirst((args: { addition: string }) => checkContent(args.addition, 'addition')),
-    resolve: (_r, args, ctx) => {
-      checkContent(args.addition, 'addition');
-      return runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition));
-    },
+    extensions: checkedFirst((args: { addition: string }) => checkAppendInput(args.addition)),
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition)),
   }),
   update: t.field({
     type: EntryRef,
@@ -279,11 +256,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       content: t.arg.string({ required: true, description: 'The new content.' }),
     },
-    extensions: checkedFirst((args: { content: string }) => checkContent(args.content)),
-    resolve: (_r, args, ctx) => {
-      checkContent(args.content);
-      return runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content));
-    },
+    extensions: checkedFirst((args: { content: string }) => checkUpdateInput(args.content)),
+    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content)),
   }),
   setStatus: t.field({
     type: EntryRef,

@@ -1,9 +1,15 @@
 import { checkStalenessLimit, runStalenessPass, type StalenessReport } from '../../memory/staleness.ts';
-import { assertCan } from '../../workspaces/access.ts';
 import { builder } from '../builder.ts';
-import { checkedFirst } from '../guards.ts';
+import { checkedFirst, runWrite } from '../guards.ts';
 
 const DEFAULT_STALENESS_LIMIT = 500;
+
+type LimitArg = { limit?: number | null };
+
+/** The pass's limit as the client gave it, or the default. */
+function limitOf(args: LimitArg): number {
+  return args.limit ?? DEFAULT_STALENESS_LIMIT;
+}
 
 const StalenessReportRef = builder.objectRef<StalenessReport>('StalenessReport').implement({
   description: 'What one staleness pass did to the workspace.',
@@ -36,16 +42,13 @@ builder.mutationFields((t) => ({
         description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
       }),
     },
-    // A maintainer's pass, not a client write: the mutation rate limit does not apply to it.
-    extensions: checkedFirst(
-      (args: { limit?: number | null }) => checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT),
-      'maintain',
-    ),
+    extensions: checkedFirst((args: LimitArg) => checkStalenessLimit(limitOf(args)), 'maintain'),
     resolve: async (_r, args, ctx) => {
-      assertCan(ctx.access, 'maintain');
-      const limit = checkStalenessLimit(args.limit ?? DEFAULT_STALENESS_LIMIT);
-      const report = await ctx.workspace.writer.run((scope) =>
-        runStalenessPass(scope, { limit, actor: ctx.access.tokenId }),
+      const limit = limitOf(args);
+      const report = await runWrite(
+        ctx,
+        (scope) => runStalenessPass(scope, { limit, actor: ctx.access.tokenId }),
+        'maintain',
       );
       // Who ran it, where, when and with what result, in the server's own audit log.
       await ctx.audit('staleness_pass', { ...report, limit });

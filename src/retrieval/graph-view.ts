@@ -1,0 +1,63 @@
+import { badInput, notFound } from '../contract/errors.ts';
+import type { EdgeSnapshot } from '../contract/events.ts';
+import { checkRange, LIMITS } from '../contract/limits.ts';
+import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
+import type { Db } from '../db/client.ts';
+import type { EntryRow } from '../db/schema.ts';
+import { edgeSnapshot } from '../memory/link.ts';
+import { entriesByIds } from '../memory/queries.ts';
+import { edgesAmong, walkGraph } from './graph.ts';
+
+/** An entry in a graph view, with its distance from the nearest seed. */
+export interface GraphViewNode {
+  id: string;
+  /** Edges from the nearest seed (0 for a seed). */
+  hop: number;
+  /** decayPerHop^hop times the weights of the edges on the way. */
+  score: number;
+}
+
+export interface GraphView {
+  /** Seeds first, then by hop and score. */
+  nodes: GraphViewNode[];
+  /** Every edge between two returned nodes, heaviest first. */
+  edges: EdgeSnapshot[];
+  /** True when the fanout or the node cap left reachable nodes out. */
+  truncated: boolean;
+  /** The seeds' rows, read to check that they exist; callers may reuse them rather than read them again. */
+  seeds: EntryRow[];
+}
+
+/**
+ * The neighbourhood of some entries: a walk in both directions from the distinct seeds, to
+ * depth `hops` (0 to 3), heaviest edges first, within GRAPH_WALK's fanout and node cap, and
+ * the edges among the nodes it reached (not only the ones it took). Too many seeds is
+ * BAD_USER_INPUT; an unknown seed is NOT_FOUND.
+ *
+ * @example
+ * const view = await graphView(db, ['0193a…'], 1);
+ * view.nodes; // [{ id: '0193a…', hop: 0, score: 1 }, { id: '0193b…', hop: 1, score: 0.6 }]
+ * view.edges; // [{ src: '0193a…', dst: '0193b…', type: 'FOLLOWS', weight: 1, ... }]
+ */
+export async function graphView(db: Db, seedIds: readonly string[], hops?: number | null): Promise<GraphView> {
+  const depth = checkRange(hops ?? READ_DEFAULTS.graphView.hops, LIMITS.hops, 'hops');
+  const seeds = [...new Set(seedIds)];
+  if (seeds.length > LIMITS.graphSeedsMax) throw badInput(`at most ${LIMITS.graphSeedsMax} seed ids`, 'seedIds');
+  const seedRows = await entriesByIds(db, seeds);
+  const found = new Set(seedRows.map((e) => e.id));
+  const missing = seeds.find((id) => !found.has(id));
+  if (missing !== undefined) throw notFound(missing);
+  const walk = await walkGraph(db, seeds, depth, {
+    fanout: GRAPH_WALK.fanout,
+    nodeCap: GRAPH_WALK.nodeCap,
+    checkTruncation: true,
+    // A view lists the edges among its nodes, not the ones the walk took.
+    viaEdges: false,
+  });
+  const nodes = walk.nodes.map((n) => ({ id: n.id, hop: n.hop, score: n.score }));
+  const edges = await edgesAmong(
+    db,
+    nodes.map((n) => n.id),
+  );
+  return { nodes, edges: edges.map(edgeSnapshot), truncated: walk.truncated, seeds: seedRows };
+}
