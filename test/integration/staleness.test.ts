@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type MiniSphereServer } from '../../src/server/server.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /** A parsed response or row: its shape is what the assertions check. */
@@ -46,7 +47,6 @@ async function gqlOk(workspace: string, query: string, variables: Record<string,
   return body.data;
 }
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
 const PASS = 'mutation ($limit: Int) { runStalenessPass(limit: $limit) { scanned markedStale reclassified at } }';
 
 async function capture(workspace: string, input: Record<string, unknown>): Promise<string> {
