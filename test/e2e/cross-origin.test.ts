@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE_CONTENT } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 
@@ -16,7 +17,6 @@ import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
  * host, yet on this machine, as a page on any site the user visits would be.
  */
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id content } } }';
 const READ = '{ recent(n: 5) { content } }';
 const COUNT = '{ count }';
 
@@ -52,7 +52,7 @@ interface SeenResponse {
 const ATTACKER_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>an ordinary web page</title></head><body>
 <script>
-const CAPTURE = ${JSON.stringify(CAPTURE)};
+const CAPTURE = ${JSON.stringify(CAPTURE_CONTENT)};
 const READ = ${JSON.stringify(READ)};
 const params = new URLSearchParams(location.search);
 const targets = JSON.parse(params.get('targets'));
@@ -205,7 +205,7 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
 
   beforeAll(async () => {
     [browser, site, srv] = await Promise.all([launchBrowser(), startAttackerSite(), startTestServer()]);
-    await srv.gqlOk(CAPTURE, { input: { content: secret } }, { workspace });
+    await srv.gqlOk(CAPTURE_CONTENT, { input: { content: secret } }, { workspace });
   }, 120_000);
 
   afterAll(async () => {
@@ -291,7 +291,7 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
     const listed = await startTestServer({ config: { corsOrigins: [site.origin] } });
     try {
       const port = new URL(listed.origin).port;
-      await listed.gqlOk(CAPTURE, { input: { content: secret } }, { workspace });
+      await listed.gqlOk(CAPTURE_CONTENT, { input: { content: secret } }, { workspace });
       const planted = `written by a listed origin ${randomUUID()}`;
       const targets = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
       const { page, results, seen } = await runAttack(browser, site.origin, targets, workspace, planted);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { CAPTURE, LINK, UPDATE } from '../helpers/operations.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
 
@@ -26,10 +27,6 @@ async function waitForGraph(page: Page, timeoutMs = 10_000): Promise<void> {
 const SCREENSHOTS = resolve('test-results/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
-const LINK = `mutation ($input: LinkInput!) { link(input: $input) { type } }`;
-const UPDATE = `mutation ($id: ID!, $content: String!) { update(id: $id, content: $content) { id } }`;
 
 /**
  * Chrome itself logs a failed WebSocket handshake as a console error; while the server is down

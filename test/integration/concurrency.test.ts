@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE, captureId, LINK } from '../helpers/operations.ts';
 import { freshWorkspace, type GqlResponse, startTestServer, type TestServer } from '../helpers/server.ts';
 import { checkFtsIntegrity, dumpWorkspace } from '../helpers/workspace-db.ts';
-
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src dst } }';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -26,7 +24,7 @@ describe('concurrent writes', () => {
     const ws = freshWorkspace('conc');
     const seeds: string[] = [];
     for (let i = 0; i < 11; i++) {
-      seeds.push((await srv.gqlOk(CAPTURE, { input: { content: `seed ${i}` } }, { workspace: ws })).capture.entry.id);
+      seeds.push(await captureId(srv, { content: `seed ${i}` }, { workspace: ws }));
     }
     const pairs: [string, string][] = [];
     for (let i = 0; i < seeds.length && pairs.length < 50; i++) {

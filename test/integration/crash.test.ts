@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/cli.ts';
+import { APPEND, CAPTURE, LINK } from '../helpers/operations.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /** A parsed response or row: its shape is what the assertions check. */
@@ -17,10 +18,6 @@ type Loose = Record<string, any>;
 const ROUNDS = Math.max(1, Number(process.env.CRASH_ROUNDS ?? 3));
 const CLIENTS = 20;
 const WS = 'crash';
-
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
-const APPEND = 'mutation ($id: ID!, $a: String!) { append(id: $id, addition: $a) { id } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src dst type } }';
 
 /** What the server acknowledged (200, data, no errors) across all rounds. */
 const acked = {
@@ -75,7 +72,7 @@ async function client(url: string, round: number, c: number): Promise<void> {
     const id = captured.capture.entry.id as string;
     acked.entries.set(id, content);
     for (let k = 0; k < 2; k++) {
-      if (!(await mutate(url, APPEND, { id, a: additionOf(id, k) }))) return;
+      if (!(await mutate(url, APPEND, { id, addition: additionOf(id, k) }))) return;
       acked.appends.set(id, [...(acked.appends.get(id) ?? []), additionOf(id, k)]);
     }
     if (previous) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -13,7 +14,6 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * CI=true, where a failed mount fails the suite rather than hide the test.
  */
 const WS = 'disk';
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
 const ENTRY = 'query ($id: ID!) { entry(id: $id) { id content tags } }';
 
 let mountDir = '';

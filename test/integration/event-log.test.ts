@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE, FORGET, LINK, UNLINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
 const LOG = `query ($since: Int, $limit: Int) {
   eventLog(sinceSeq: $since, limit: $limit) { seq type at entryId outcome entry { id } edge { src dst type } }
 }`;
@@ -28,36 +28,20 @@ describe('eventLog', () => {
     expect((await cap(a, { content: 'first in a', tags: ['y'] })).outcome).toBe('MERGED');
     const a3 = await cap(a, { content: 'third in a', replaces: a2.entry.id });
     expect(a3.outcome).toBe('REPLACED');
-    await srv.gqlOk(
-      'mutation ($i: LinkInput!) { link(input: $i) { src } }',
-      { i: { src: a1.entry.id, dst: a3.entry.id, type: 'CAUSED_BY' } },
-      { workspace: a },
-    );
+    await srv.gqlOk(LINK, { input: { src: a1.entry.id, dst: a3.entry.id, type: 'CAUSED_BY' } }, { workspace: a });
     // Failed writes: unknown id, kind gate, bad input.
     await srv.gql('mutation { append(id: "nope", addition: "x") { id } }', {}, { workspace: a });
-    await srv.gql(
-      'mutation ($i: LinkInput!) { link(input: $i) { src } }',
-      { i: { src: a1.entry.id, dst: a3.entry.id, type: 'ABOUT_PERSON' } },
-      { workspace: a },
-    );
+    await srv.gql(LINK, { input: { src: a1.entry.id, dst: a3.entry.id, type: 'ABOUT_PERSON' } }, { workspace: a });
     await srv.gql('mutation { capture(input: { content: "  " }) { outcome } }', {}, { workspace: a });
     await srv.gqlOk(
       'mutation ($id: ID!) { setStatus(id: $id, status: CANONICAL) { id } }',
       { id: a1.entry.id },
       { workspace: a },
     );
-    await srv.gqlOk(
-      'mutation ($s: ID!, $d: ID!) { unlink(src: $s, dst: $d, type: CAUSED_BY) }',
-      { s: a1.entry.id, d: a3.entry.id },
-      { workspace: a },
-    );
+    await srv.gqlOk(UNLINK, { src: a1.entry.id, dst: a3.entry.id, type: 'CAUSED_BY' }, { workspace: a });
     // Unlinking nothing is not a write.
-    await srv.gqlOk(
-      'mutation ($s: ID!, $d: ID!) { unlink(src: $s, dst: $d, type: CAUSED_BY) }',
-      { s: a1.entry.id, d: a3.entry.id },
-      { workspace: a },
-    );
-    await srv.gqlOk('mutation ($id: ID!) { forget(id: $id) { id } }', { id: a3.entry.id }, { workspace: a });
+    await srv.gqlOk(UNLINK, { src: a1.entry.id, dst: a3.entry.id, type: 'CAUSED_BY' }, { workspace: a });
+    await srv.gqlOk(FORGET, { id: a3.entry.id }, { workspace: a });
     const b2 = await cap(b, { content: 'second in b' });
 
     const logA = (await srv.gqlOk(LOG, {}, { workspace: a })).eventLog;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinary } from '../helpers/binaries.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { type ServerProcess, spawnServer } from '../helpers/process.ts';
 import { type RedisServer, startRedis } from '../helpers/redis.ts';
 import { collect, settle, wsClient } from '../helpers/ws.ts';
@@ -15,8 +16,8 @@ async function capture(url: string, workspace: string, content: string): Promise
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({
-      query: 'mutation($c: String!) { capture(input: { content: $c }) { entry { id } } }',
-      variables: { c: content },
+      query: CAPTURE,
+      variables: { input: { content } },
     }),
   });
   const body = (await res.json()) as { data?: { capture: { entry: { id: string } } }; errors?: unknown };

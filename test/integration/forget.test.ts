@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPEND, captureId, FORGET, LINK, UPDATE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { checkFtsIntegrity, dumpWorkspace } from '../helpers/workspace-db.ts';
-
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
-const FORGET = 'mutation ($id: ID!) { forget(id: $id) { id forgotten } }';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -18,17 +15,12 @@ describe('forget', () => {
   it('leaves no trace in any read, keeps earlier events by id and logs FORGOTTEN', async () => {
     const ws = freshWorkspace('forget');
     const opts = { workspace: ws };
-    const capture = async (content: string, tags: string[]) =>
-      (await srv.gqlOk(CAPTURE, { input: { content, tags } }, opts)).capture.entry.id as string;
+    const capture = (content: string, tags: string[]) => captureId(srv, { content, tags }, opts);
     const doomed = await capture('The quokka ledger lives in the basement', ['only-doomed', 'shared']);
     const keep1 = await capture('Ledger backups are weekly', ['shared']);
     const keep2 = await capture('Basement access needs a badge', ['other']);
-    await srv.gqlOk('mutation ($id: ID!) { append(id: $id, addition: "and the annex") { id } }', { id: doomed }, opts);
-    await srv.gqlOk(
-      'mutation ($id: ID!) { update(id: $id, content: "Ledger backups are daily") { id } }',
-      { id: keep1 },
-      opts,
-    );
+    await srv.gqlOk(APPEND, { id: doomed, addition: 'and the annex' }, opts);
+    await srv.gqlOk(UPDATE, { id: keep1, content: 'Ledger backups are daily' }, opts);
     await srv.gqlOk(LINK, { input: { src: doomed, dst: keep1, type: 'RELATES_TO' } }, opts);
     await srv.gqlOk(LINK, { input: { src: keep2, dst: doomed, type: 'CAUSED_BY' } }, opts);
     await srv.gqlOk(LINK, { input: { src: keep1, dst: keep2, type: 'CAUSED_BY', weight: 0.5 } }, opts);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureId, LINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
 const VIEW = `query ($seeds: [ID!]!, $hops: Int) {
   graphView(seedIds: $seeds, hops: $hops) { truncated nodes { hop score entry { id } } edges { src dst type weight } }
 }`;
@@ -27,8 +26,7 @@ async function makeGraph(names: string[], edges: [string, string, number, string
   const ids = new Map<string, string>();
   await Promise.all(
     names.map(async (name) => {
-      const data = await srv.gqlOk(CAPTURE, { input: { content: `node ${name} of ${ws}` } }, { workspace: ws });
-      ids.set(name, data.capture.entry.id);
+      ids.set(name, await captureId(srv, { content: `node ${name} of ${ws}` }, { workspace: ws }));
     }),
   );
   const names2 = new Map([...ids].map(([name, id]) => [id, name]));

@@ -1,5 +1,6 @@
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
 // U+FDFA is one character that NFKD expands to eighteen, four words long: a whole entry of it
@@ -12,7 +13,6 @@ const ENTRIES = 30;
  */
 const MAX_DELAY_MS = 2_000;
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome } }';
 const RECALL = `query ($q: String!) {
   recall(query: $q, topK: 50, hops: 3) { hits { rank snippet truncated entry { id } } }
 }`;

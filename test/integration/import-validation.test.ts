@@ -3,12 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { APPEND, CAPTURE, captureId, LINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { dumpWorkspace, openWorkspaceDb } from '../helpers/workspace-db.ts';
-
-const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id status } } }`;
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src dst type } }';
-const APPEND = 'mutation ($id: ID!, $a: String!) { append(id: $id, addition: $a) { id } }';
 
 /** Starting CLI processes on a loaded machine is slow; this bounds a hang, it times nothing. */
 const CLI_TEST_TIMEOUT = 180_000;
@@ -224,11 +221,9 @@ describe('import refuses a bad file whole', () => {
     'into an existing workspace (served meanwhile): exit 1 and the same rows as before',
     async () => {
       const ws = freshWorkspace('live');
-      const a = (await srv.gqlOk(CAPTURE, { input: { content: 'The first design' } }, { workspace: ws })).capture.entry
-        .id as string;
-      const b = (await srv.gqlOk(CAPTURE, { input: { content: 'The second design', replaces: a } }, { workspace: ws }))
-        .capture.entry.id as string;
-      await srv.gqlOk(APPEND, { id: b, a: 'It keeps the first one as history.' }, { workspace: ws });
+      const a = await captureId(srv, { content: 'The first design' }, { workspace: ws });
+      const b = await captureId(srv, { content: 'The second design', replaces: a }, { workspace: ws });
+      await srv.gqlOk(APPEND, { id: b, addition: 'It keeps the first one as history.' }, { workspace: ws });
       const before = await dumpWorkspace(srv.dbPath(ws));
       const auditBefore = await auditRows(ws);
 
@@ -293,8 +288,7 @@ describe('import of a good file', () => {
     'round-trips into a new workspace with --from (file and stdin), and leaves no partial file',
     async () => {
       const from = freshWorkspace('orig');
-      const capture = async (input: Rec) =>
-        (await srv.gqlOk(CAPTURE, { input }, { workspace: from })).capture.entry.id as string;
+      const capture = (input: Rec) => captureId(srv, input, { workspace: from });
       const a = await capture({
         content: 'Deploys go out on Tuesdays',
         tags: ['deploy'],
@@ -302,7 +296,7 @@ describe('import of a good file', () => {
       });
       const b = await capture({ content: 'Deploys go out on Wednesdays', replaces: a, tags: ['deploy'] });
       const c = await capture({ content: 'Kim runs the deploys', kind: 'PERSON' });
-      await srv.gqlOk(APPEND, { id: b, a: 'Since March.' }, { workspace: from });
+      await srv.gqlOk(APPEND, { id: b, addition: 'Since March.' }, { workspace: from });
       await srv.gqlOk(
         LINK,
         { input: { src: b, dst: c, type: 'RELATES_TO', metadata: { why: 'owner' } } },
@@ -354,8 +348,7 @@ describe('import of a good file', () => {
 describe('the API refuses what import refuses', () => {
   it('link refuses a SUPERSEDES edge whose reverse exists (BAD_USER_INPUT), and writes nothing', async () => {
     const ws = freshWorkspace('cycle');
-    const capture = async (content: string) =>
-      (await srv.gqlOk(CAPTURE, { input: { content } }, { workspace: ws })).capture.entry.id as string;
+    const capture = (content: string) => captureId(srv, { content }, { workspace: ws });
     const older = await capture('The cache lives in Redis');
     const newer = await capture('The cache lives in process memory');
     await srv.gqlOk(LINK, { input: { src: newer, dst: older, type: 'SUPERSEDES' } }, { workspace: ws });
@@ -388,8 +381,7 @@ describe('the API refuses what import refuses', () => {
     expect(far.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(far.errors?.[0]?.message).toMatch(/observedAt must not be later than 2200-12-31T23:59:59\.999Z/);
 
-    const capture = async (content: string) =>
-      (await srv.gqlOk(CAPTURE, { input: { content } }, { workspace: ws })).capture.entry.id as string;
+    const capture = (content: string) => captureId(srv, { content }, { workspace: ws });
     const x = await capture('One side');
     const y = await capture('The other side');
     const half = 'z'.repeat(9_000);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureId, UNLINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { dumpWorkspace } from '../helpers/workspace-db.ts';
 
@@ -34,11 +35,9 @@ function gateAllows(type: EdgeType, src: Kind, dst: Kind): boolean {
   }
 }
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
 const LINK = `mutation ($input: LinkInput!) {
   link(input: $input) { src dst type weight provenance metadata source { id } target { id } }
 }`;
-const UNLINK = 'mutation ($src: ID!, $dst: ID!, $type: EdgeType!) { unlink(src: $src, dst: $dst, type: $type) }';
 const CONNECTIONS = `query ($id: ID!, $direction: Direction, $type: EdgeType) {
   entry(id: $id) { status freshness connections(direction: $direction, type: $type) {
     direction entry { id } edge { src dst type weight provenance metadata } } }
@@ -55,8 +54,7 @@ afterAll(async () => {
 let counter = 0;
 async function capture(ws: string, kind: Kind = 'SEMANTIC'): Promise<string> {
   counter += 1;
-  const data = await srv.gqlOk(CAPTURE, { input: { content: `${kind} entry ${counter}`, kind } }, { workspace: ws });
-  return data.capture.entry.id;
+  return captureId(srv, { content: `${kind} entry ${counter}`, kind }, { workspace: ws });
 }
 
 const link = (ws: string, input: Record<string, unknown>) => srv.gql(LINK, { input }, { workspace: ws });

@@ -4,6 +4,7 @@ import { RECURSIVE_WALK_SQL } from '../../bench/perf/recursive-walk.ts';
 import { drizzleFor, type RootDb } from '../../src/db/client.ts';
 import { STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
 import { runCli } from '../helpers/cli.ts';
+import { captureId, FORGET, LINK, UNLINK } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
@@ -14,11 +15,6 @@ import { openWorkspaceDb } from '../helpers/workspace-db.ts';
  * one recursive CTE over the edges table (RECURSIVE_WALK_SQL).
  */
 
-const CAPTURE = 'mutation ($c: String!) { capture(input: { content: $c }) { entry { id } } }';
-const LINK =
-  'mutation ($s: ID!, $d: ID!, $w: Float) { link(input: { src: $s, dst: $d, type: RELATES_TO, weight: $w }) { weight } }';
-const UNLINK = 'mutation ($s: ID!, $d: ID!) { unlink(src: $s, dst: $d, type: RELATES_TO) }';
-
 let t: TestServer;
 let raw: Client;
 let db: RootDb;
@@ -26,6 +22,8 @@ const WS = 'graph';
 const ids: string[] = [];
 
 const gql = (query: string, variables: Record<string, unknown>) => t.gqlOk(query, variables, { workspace: WS });
+const relate = (src: string, dst: string, weight: number) =>
+  gql(LINK, { input: { src, dst, type: 'RELATES_TO', weight } });
 
 /** Stored lists that differ from lists derived from edges now, both ways. */
 async function outOfStep(): Promise<number> {
@@ -57,7 +55,7 @@ function random(seed: number): () => number {
 
 beforeAll(async () => {
   t = await startTestServer();
-  for (let i = 0; i < 60; i++) ids.push((await gql(CAPTURE, { c: `graph node ${i}` })).capture.entry.id);
+  for (let i = 0; i < 60; i++) ids.push(await captureId(t, { content: `graph node ${i}` }, { workspace: WS }));
   raw = await openWorkspaceDb(t.dbPath(WS));
   db = drizzleFor(raw);
 });
@@ -72,7 +70,7 @@ describe('entry neighbour lists', () => {
     const [hub, ...spokes] = ids.slice(0, 12) as [string, ...string[]];
     // Eleven edges on the hub, some tied on weight: the list keeps the 8 heaviest, ties oldest first.
     const weights = [0.5, 0.9, 0.5, 0.2, 0.7, 0.5, 0.3, 0.9, 0.1, 0.5, 0.6];
-    for (const [i, w] of weights.entries()) await gql(LINK, { s: hub, d: spokes[i], w });
+    for (const [i, w] of weights.entries()) await relate(hub, spokes[i]!, w);
     expect(await outOfStep()).toBe(0);
     const top = (await stored(hub))!;
     expect(top).toHaveLength(STORED_FANOUT);
@@ -81,16 +79,16 @@ describe('entry neighbour lists', () => {
     expect(await stored(spokes[3]!)).toHaveLength(1);
 
     // Strengthening an edge moves it up; the weakest one listed drops out.
-    await gql(LINK, { s: hub, d: spokes[8], w: 0.95 });
+    await relate(hub, spokes[8]!, 0.95);
     expect((await stored(hub))![0]![0]).toBe(spokes[8]);
     expect(await outOfStep()).toBe(0);
 
-    await gql(UNLINK, { s: hub, d: spokes[3] });
+    await gql(UNLINK, { src: hub, dst: spokes[3], type: 'RELATES_TO' });
     expect(await stored(spokes[3]!)).toBeNull();
     expect(await outOfStep()).toBe(0);
 
     // Forgetting an entry removes its edges, its own list, and it from its neighbours' lists.
-    await gql('mutation ($id: ID!) { forget(id: $id) { forgotten } }', { id: spokes[8] });
+    await gql(FORGET, { id: spokes[8] });
     expect(await stored(spokes[8]!)).toBeNull();
     expect((await stored(hub))!.map((s) => s[0])).not.toContain(spokes[8]);
     expect(await outOfStep()).toBe(0);
@@ -104,7 +102,7 @@ describe('entry neighbour lists', () => {
       const b = pool[Math.floor(next() * pool.length)]!;
       if (a === b) continue;
       // Few distinct weights, so ties are common.
-      await gql(LINK, { s: a, d: b, w: Math.ceil(next() * 4) / 4 });
+      await relate(a, b, Math.ceil(next() * 4) / 4);
     }
     expect(await outOfStep()).toBe(0);
     for (const fanout of [3, STORED_FANOUT, STORED_FANOUT + 2]) {

@@ -4,16 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { APPEND, CAPTURE, captureId, LINK, RECALL, UPDATE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { checkFtsIntegrity, dumpWorkspace, openWorkspaceDb } from '../helpers/workspace-db.ts';
-
-const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
-const APPEND = 'mutation ($id: ID!, $a: String!) { append(id: $id, addition: $a) { id } }';
-const UPDATE = 'mutation ($id: ID!, $c: String!) { update(id: $id, content: $c) { id } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src dst type } }';
-const RECALL = `query ($q: String!, $asOf: DateTime) {
-  recall(query: $q, topK: 10, hops: 1, asOf: $asOf) { hits { rank entry { id } } }
-}`;
 
 let srv: TestServer;
 let scratch: string;
@@ -30,8 +23,7 @@ afterAll(async () => {
 
 /** A workspace with every kind of row: tags, revisions, each edge shape, observedAt, a replacement. */
 async function seed(ws: string): Promise<string[]> {
-  const capture = async (input: Record<string, unknown>) =>
-    (await srv.gqlOk(CAPTURE, { input }, { workspace: ws })).capture.entry.id as string;
+  const capture = (input: Record<string, unknown>) => captureId(srv, input, { workspace: ws });
   const link = (input: Record<string, unknown>) => srv.gqlOk(LINK, { input }, { workspace: ws });
   const ids: string[] = [];
   ids.push(
@@ -64,11 +56,11 @@ async function seed(ws: string): Promise<string[]> {
   });
   ids.push(replacement);
   const [a, deploy, kim, atlas, runbook] = ids as [string, string, string, string, string];
-  await srv.gqlOk(APPEND, { id: a, a: 'Hosted mode uses one Turso database per workspace.' }, { workspace: ws });
-  await srv.gqlOk(APPEND, { id: a, a: 'Backups use VACUUM INTO.' }, { workspace: ws });
+  await srv.gqlOk(APPEND, { id: a, addition: 'Hosted mode uses one Turso database per workspace.' }, { workspace: ws });
+  await srv.gqlOk(APPEND, { id: a, addition: 'Backups use VACUUM INTO.' }, { workspace: ws });
   await srv.gqlOk(
     UPDATE,
-    { id: runbook, c: 'Runbook: roll back a deploy with the previous image tag' },
+    { id: runbook, content: 'Runbook: roll back a deploy with the previous image tag' },
     { workspace: ws },
   );
   await link({ src: deploy, dst: a, type: 'RELATES_TO', weight: 0.7, metadata: { why: 'same layer' } });
@@ -95,7 +87,7 @@ const withoutLocalIds = (dump: Awaited<ReturnType<typeof dumpWorkspace>>) => ({
 });
 
 async function recallIds(ws: string, q: string): Promise<string[]> {
-  const data = await srv.gqlOk(RECALL, { q, asOf: '2026-12-01T00:00:00Z' }, { workspace: ws });
+  const data = await srv.gqlOk(RECALL, { q, topK: 10, hops: 1, asOf: '2026-12-01T00:00:00Z' }, { workspace: ws });
   // Recall bumps recall_count after the response; let it land before the next query reads it.
   await (await srv.server.registry.get(ws)).bookkeeper.flush();
   return (data.recall.hits as { entry: { id: string } }[]).map((h) => h.entry.id);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureId, LINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
 const nested = (args: string) => `{
   recent(${args}) {
     id
@@ -23,7 +22,7 @@ async function captureAll(ws: string, n: number, label: string, tags: string[]):
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const input = { content: `${label} entry number ${i}`, tags: [...tags, `t${i % 3}`] };
-      return (await srv.gqlOk(CAPTURE, { input }, { workspace: ws })).capture.entry.id as string;
+      return captureId(srv, input, { workspace: ws });
     }),
   );
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { captureEntry } from '../../src/memory/capture.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { collect, settle, wsClient } from '../helpers/ws.ts';
 
@@ -16,8 +17,8 @@ afterAll(async () => {
 
 async function capture(workspace: string, content: string, extra: Record<string, unknown> = {}) {
   const data = await t.gqlOk<{ capture: { outcome: string; entry: { id: string } } }>(
-    'mutation($i: CaptureInput!) { capture(input: $i) { outcome entry { id } } }',
-    { i: { content, ...extra } },
+    CAPTURE,
+    { input: { content, ...extra } },
     { workspace },
   );
   return data.capture;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORGET, RECALL } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { checkFtsIntegrity, dumpWorkspace } from '../helpers/workspace-db.ts';
 
@@ -10,8 +11,6 @@ const APPEND = `mutation ($id: ID!, $addition: String!) {
 const UPDATE = `mutation ($id: ID!, $content: String!) {
   update(id: $id, content: $content) { id content contentHash updatedAt revisions { content op at } }
 }`;
-const FORGET = 'mutation ($id: ID!) { forget(id: $id) { id forgotten } }';
-const RECALL = 'query ($q: String!) { recall(query: $q, topK: 50, hops: 0) { hits { entry { id } } } }';
 
 const sha256 = (s: string) =>
   createHash('sha256').update(s.normalize('NFC').trim().replace(/\s+/gu, ' ').toLowerCase(), 'utf8').digest('hex');
@@ -29,7 +28,7 @@ async function capture(ws: string, content: string): Promise<{ id: string; updat
 }
 
 async function recallIds(ws: string, q: string): Promise<string[]> {
-  const data = await srv.gqlOk(RECALL, { q }, { workspace: ws });
+  const data = await srv.gqlOk(RECALL, { q, topK: 50, hops: 0 }, { workspace: ws });
   return data.recall.hits.map((h: { entry: { id: string } }) => h.entry.id);
 }
 

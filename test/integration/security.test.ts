@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { checkRequest } from '../../src/server/guard.ts';
 import { ControlStore } from '../../src/workspaces/control.ts';
 import { runCli } from '../helpers/cli.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const EVIL = 'http://evil.example';
@@ -54,7 +55,7 @@ function raw(
 }
 
 const gqlBody = (query: string) => JSON.stringify({ query });
-const CAPTURE = (content: string) => gqlBody(`mutation { capture(input: { content: "${content}" }) { outcome } }`);
+const captureBody = (content: string) => gqlBody(`mutation { capture(input: { content: "${content}" }) { outcome } }`);
 
 /** The sha-256 of every file in the data dir: a refused request must leave them byte-identical. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
@@ -157,7 +158,7 @@ describe('open mode refuses other web pages and rebound host names', () => {
       { host: '127.0.0.1:1' },
     ];
     for (const headers of forged) {
-      for (const body of [CAPTURE('stolen write'), gqlBody('{ recent(n: 5) { content } }')]) {
+      for (const body of [captureBody('stolen write'), gqlBody('{ recent(n: 5) { content } }')]) {
         const res = await raw(t, { headers, body });
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(JSON.parse(res.body).errors[0].extensions.code).toBe('FORBIDDEN');
@@ -402,7 +403,7 @@ describe('subscriptions are released when clients leave', () => {
     expect(await waitFor(async () => (await openGauge()) === baseline, 1_000)).toBe(true);
     sockets[0]?.close();
     // Writes are not slowed by streams that nobody reads.
-    await t.gqlOk(CAPTURE_MUTATION, { input: { content: 'after the subscribers left' } }, { workspace: 'subs' });
+    await t.gqlOk(CAPTURE, { input: { content: 'after the subscribers left' } }, { workspace: 'subs' });
     expect(t.server.bus.listeners).toBe(0);
   });
 
@@ -462,8 +463,6 @@ describe('subscriptions are released when clients leave', () => {
     socket.close();
   });
 });
-
-const CAPTURE_MUTATION = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome } }';
 
 describe('revocation ends server-sent events streams', () => {
   let t: TestServer;

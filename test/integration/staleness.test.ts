@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { classifyVolatility } from '../../src/memory/staleness.ts';
 import { buildServer, type MiniSphereServer } from '../../src/server/server.ts';
+import { CAPTURE } from '../helpers/operations.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /** A parsed response or row: its shape is what the assertions check. */
@@ -47,7 +47,6 @@ async function gqlOk(workspace: string, query: string, variables: Record<string,
   return body.data;
 }
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id } } }';
 const PASS = 'mutation ($limit: Int) { runStalenessPass(limit: $limit) { scanned markedStale reclassified at } }';
 
 async function capture(workspace: string, input: Record<string, unknown>): Promise<string> {
@@ -67,22 +66,6 @@ async function entriesById(workspace: string) {
   const all = await rows(workspace, 'SELECT id, status, volatility, volatility_source, updated_at FROM entries');
   return new Map(all.map((r) => [r.id as string, r]));
 }
-
-describe('classifyVolatility', () => {
-  it.each([
-    ['The deploy is down right now', 'EPHEMERAL'],
-    ['Standup moved to 10:30 today', 'EPHEMERAL'],
-    ['Node 20.11 is the current LTS', 'EVOLVING'],
-    ['We are currently migrating billing to Stripe', 'EVOLVING'],
-    ['The Pro plan costs $20 per month', 'EVOLVING'],
-    ["Ada Lovelace's birthday is 10 December 1815", 'DURABLE'],
-    ['A monad is a monoid in the category of endofunctors', 'DURABLE'],
-    ['Ohm’s law relates voltage, current and resistance', 'DURABLE'],
-    ['Kim prefers tea over coffee', 'EVOLVING'],
-  ])('%s → %s', (text, volatility) => {
-    expect(classifyVolatility(text)).toBe(volatility);
-  });
-});
 
 describe('runStalenessPass', () => {
   it('re-classifies default volatility, marks over-age ACTIVE entries STALE, never DURABLE ones', async () => {

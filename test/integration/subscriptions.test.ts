@@ -1,9 +1,8 @@
 import { type Client, createClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { APPEND, CAPTURE, FORGET, LINK } from '../helpers/operations.ts';
 import { type Data, freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
-
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
 
 type Result = { data?: Data | null; errors?: { message: string; extensions?: { code?: string } }[] };
 
@@ -95,11 +94,7 @@ describe('subscriptions over graphql-ws', () => {
     const a = await capture(ws, { content: 'live one', tags: ['x'] });
     const b = await capture(ws, { content: 'live two' });
     await capture(ws, { content: 'LIVE ONE', tags: ['x'] }); // BLOCKED: no event
-    await srv.gqlOk(
-      'mutation ($id: ID!) { append(id: $id, addition: "more") { id } }',
-      { id: b.entry.id },
-      { workspace: ws },
-    );
+    await srv.gqlOk(APPEND, { id: b.entry.id, addition: 'more' }, { workspace: ws });
 
     const got = await sub.next(3);
     expect(got).toEqual([
@@ -148,11 +143,7 @@ describe('subscriptions over graphql-ws', () => {
 
     const plain = await capture(ws, { content: 'not hot' });
     const hot = await capture(ws, { content: 'hot one', tags: ['hot'] });
-    await srv.gqlOk(
-      'mutation ($i: LinkInput!) { link(input: $i) { src } }',
-      { i: { src: hot.entry.id, dst: plain.entry.id, type: 'RELATES_TO' } },
-      { workspace: ws },
-    );
+    await srv.gqlOk(LINK, { input: { src: hot.entry.id, dst: plain.entry.id, type: 'RELATES_TO' } }, { workspace: ws });
     const merged = await capture(ws, { content: 'NOT HOT', tags: ['HOT'] });
     expect(merged.outcome).toBe('MERGED');
     const replaced = await capture(ws, { content: 'hot two', tags: ['hot'], replaces: hot.entry.id });
@@ -197,19 +188,11 @@ describe('subscriptions over graphql-ws', () => {
     const a = await capture(ws, { content: 'a' });
     const b = await capture(ws, { content: 'b' });
     const link = (type: string) =>
-      srv.gqlOk(
-        'mutation ($i: LinkInput!) { link(input: $i) { src } }',
-        { i: { src: a.entry.id, dst: b.entry.id, type } },
-        { workspace: ws },
-      );
+      srv.gqlOk(LINK, { input: { src: a.entry.id, dst: b.entry.id, type } }, { workspace: ws });
     await link('RELATES_TO');
     await link('CAUSED_BY');
-    await srv.gqlOk(
-      'mutation ($id: ID!) { append(id: $id, addition: "x") { id } }',
-      { id: a.entry.id },
-      { workspace: ws },
-    );
-    await srv.gqlOk('mutation ($id: ID!) { forget(id: $id) { id } }', { id: b.entry.id }, { workspace: ws });
+    await srv.gqlOk(APPEND, { id: a.entry.id, addition: 'x' }, { workspace: ws });
+    await srv.gqlOk(FORGET, { id: b.entry.id }, { workspace: ws });
 
     expect((await appended.next(2)).map((r) => r.data?.events)).toEqual([
       { seq: 5, type: 'APPENDED' },

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE, captureId, LINK, RECALL } from '../helpers/operations.ts';
 import { freshWorkspace, type GqlResponse, startTestServer, type TestServer } from '../helpers/server.ts';
 import { dumpWorkspace } from '../helpers/workspace-db.ts';
-
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
-const RECALL = 'query ($q: String!, $k: Int, $h: Int) { recall(query: $q, topK: $k, hops: $h) { hits { rank } } }';
 
 let srv: TestServer;
 let ws: string;
@@ -13,8 +10,7 @@ let b: string;
 beforeAll(async () => {
   srv = await startTestServer();
   ws = freshWorkspace('valid');
-  const cap = async (content: string) =>
-    (await srv.gqlOk(CAPTURE, { input: { content, tags: ['seed'] } }, { workspace: ws })).capture.entry.id as string;
+  const cap = (content: string) => captureId(srv, { content, tags: ['seed'] }, { workspace: ws });
   a = await cap('validation seed one');
   b = await cap('validation seed two');
   await srv.gqlOk(LINK, { input: { src: a, dst: b, type: 'RELATES_TO' } }, { workspace: ws });
@@ -109,10 +105,10 @@ function cases(): Case[] {
       query: 'mutation ($id: ID!, $c: String!) { update(id: $id, content: $c) { id } }',
       variables: { id: a, c: tooLong },
     },
-    { label: 'topK 0', query: RECALL, variables: { q: 'seed', k: 0 } },
-    { label: 'topK 51', query: RECALL, variables: { q: 'seed', k: 51 } },
-    { label: 'recall hops -1', query: RECALL, variables: { q: 'seed', h: -1 } },
-    { label: 'recall hops 4', query: RECALL, variables: { q: 'seed', h: 4 } },
+    { label: 'topK 0', query: RECALL, variables: { q: 'seed', topK: 0 } },
+    { label: 'topK 51', query: RECALL, variables: { q: 'seed', topK: 51 } },
+    { label: 'recall hops -1', query: RECALL, variables: { q: 'seed', hops: -1 } },
+    { label: 'recall hops 4', query: RECALL, variables: { q: 'seed', hops: 4 } },
     { label: 'query of 0 characters', query: RECALL, variables: { q: '' } },
     { label: 'query of 1,001 characters', query: RECALL, variables: { q: 'w'.repeat(1001) } },
     {

@@ -3,14 +3,13 @@ import { basename } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CAPTURE_CONTENT } from '../helpers/operations.ts';
 import { type GqlResponse, startTestServer, type TestServer } from '../helpers/server.ts';
 import { collect, settle, wsClient } from '../helpers/ws.ts';
 
 // A closed libSQL connection gives its descriptors back when its statements are collected.
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-
-const CAPTURE = 'mutation($i: CaptureInput!) { capture(input: $i) { outcome entry { id content } } }';
 
 /** One read of each kind; every one must answer for a missing workspace as for an empty one. */
 const READS: { name: string; query: string; variables?: Record<string, unknown> }[] = [
@@ -118,7 +117,11 @@ describe('workspaces that do not exist', () => {
     expect(empty).toEqual({ count: 0, recent: [], eventLog: [], lastEventSeq: 0 });
     expect(databaseFiles(t.dataDir)).not.toContain(`${workspace}.db`);
 
-    const stored = await t.gqlOk(CAPTURE, { i: { content: 'the first thing ever written here' } }, { workspace });
+    const stored = await t.gqlOk(
+      CAPTURE_CONTENT,
+      { input: { content: 'the first thing ever written here' } },
+      { workspace },
+    );
     expect(stored.capture).toEqual({
       outcome: 'STORED',
       entry: { id: expect.any(String), content: 'the first thing ever written here' },
@@ -146,8 +149,8 @@ describe('workspaces that do not exist', () => {
       expect(live.errors).toEqual([]);
       expect(replay.errors).toEqual([]);
 
-      const first = await t.gqlOk(CAPTURE, { i: { content: 'created by this capture' } }, { workspace });
-      const second = await t.gqlOk(CAPTURE, { i: { content: 'and a second one' } }, { workspace });
+      const first = await t.gqlOk(CAPTURE_CONTENT, { input: { content: 'created by this capture' } }, { workspace });
+      const second = await t.gqlOk(CAPTURE_CONTENT, { input: { content: 'and a second one' } }, { workspace });
       await live.until((items) => items.length >= 2);
       await replay.until((items) => items.length >= 2);
       await settle(100);
@@ -185,7 +188,7 @@ describe('open workspace databases', () => {
     for (let round = 0; round < 3; round++) {
       for (const ws of ids) {
         const content = `${ws} note ${round}`;
-        await t.gqlOk(CAPTURE, { i: { content, tags: ['capped'] } }, { workspace: ws });
+        await t.gqlOk(CAPTURE_CONTENT, { input: { content, tags: ['capped'] } }, { workspace: ws });
         written.set(ws, [...(written.get(ws) ?? []), content]);
         // The one just written may still be finishing its commit when the next one opens.
         most = Math.max(most, t.server.registry.openCount);
@@ -227,7 +230,11 @@ describe('open workspace databases', () => {
         const mine = new Set<string>();
         acked.set(ws, mine);
         for (let i = 0; i < PER; i++) {
-          const res = await t.gqlOk(CAPTURE, { i: { content: `${ws} busy ${i} zeppelin` } }, { workspace: ws });
+          const res = await t.gqlOk(
+            CAPTURE_CONTENT,
+            { input: { content: `${ws} busy ${i} zeppelin` } },
+            { workspace: ws },
+          );
           mine.add(res.capture.entry.id);
           if (i === 2) {
             // A recall leaves bookkeeping (recall_count + 1) waiting to be written.

@@ -1,11 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE, captureId, LINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { dumpWorkspace } from '../helpers/workspace-db.ts';
 
-const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
-const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src } }';
 const READS = `{
   recent(n: 200) { id content }
   tags { tag count }
@@ -24,8 +23,7 @@ afterAll(async () => {
 });
 
 async function seed(ws: string, label: string) {
-  const cap = async (content: string, tags: string[]) =>
-    (await srv.gqlOk(CAPTURE, { input: { content, tags } }, { workspace: ws })).capture.entry.id as string;
+  const cap = (content: string, tags: string[]) => captureId(srv, { content, tags }, { workspace: ws });
   const a = await cap(`shared secret words from ${label} one`, [`${label}-tag`, 'common']);
   const b = await cap(`shared secret words from ${label} two`, ['common']);
   await srv.gqlOk(LINK, { input: { src: a, dst: b, type: 'CAUSED_BY' } }, { workspace: ws });
