@@ -65,7 +65,7 @@ const envSchema = z.object({
       .transform((s) =>
         s
           .split(',')
-          .map((o) => o.trim())
+          .map((o) => o.trim().toLowerCase())
           .filter(Boolean),
       )
       .pipe(z.array(z.string().refine(isExactOrigin, 'must be exact origins such as https://app.example.com')))
@@ -87,11 +87,13 @@ const envSchema = z.object({
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
 });
 
-/** `scheme://host[:port]` and nothing else: no path, no wildcard, never `*` or `null`. */
+/** `scheme://host[:port]` (lower-cased) and nothing else: no path, no wildcard, never `*` or `null`. */
 function isExactOrigin(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.toLowerCase();
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value && !url.hostname.includes('*')
+    );
   } catch {
     return false;
   }

@@ -41,8 +41,14 @@ export class Cap {
  */
 export function onIteratorEnd<T>(source: AsyncIterable<T>, onEnd: () => void): AsyncIterableIterator<T> {
   const inner = source[Symbol.asyncIterator]();
-  const finish = <R>(result: R): R => {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     onEnd();
+  };
+  const finish = <R>(result: R): R => {
+    end();
     return result;
   };
   const iterator: AsyncIterableIterator<T> = {
@@ -50,16 +56,16 @@ export function onIteratorEnd<T>(source: AsyncIterable<T>, onEnd: () => void): A
       inner.next().then(
         (r) => (r.done ? finish(r) : r),
         (error: unknown) => {
-          onEnd();
+          end();
           throw error;
         },
       ),
     return: async () => {
-      onEnd();
+      end();
       return (await inner.return?.()) ?? { done: true, value: undefined };
     },
     throw: async (error?: unknown) => {
-      onEnd();
+      end();
       if (inner.throw) return inner.throw(error);
       throw error;
     },

@@ -116,6 +116,7 @@ describe('onIteratorEnd', () => {
     await expect(c.it.return?.()).resolves.toEqual({ done: true, value: undefined });
     await expect(c.it.return?.()).resolves.toEqual({ done: true, value: undefined });
     expect(c.held()).toBe(1);
+    expect(c.ends()).toBe(1);
   });
 
   it('releases once when the consumer throws into it', async () => {
@@ -133,5 +134,6 @@ describe('onIteratorEnd', () => {
     await expect(c.it.next()).resolves.toMatchObject({ done: true });
     await c.it.return?.();
     expect(c.held()).toBe(1);
+    expect(c.ends()).toBe(1);
   });
 });
