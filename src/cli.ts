@@ -1,16 +1,17 @@
 import { once } from 'node:events';
-import { createWriteStream, existsSync } from 'node:fs';
-import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './config.ts';
-import { badInput, DomainError, usage } from './contract/errors.ts';
+import { DomainError, usage } from './contract/errors.ts';
 import { runStalenessPass } from './memory/staleness.ts';
 import { backupWorkspace } from './ops/backup.ts';
 import { checkWorkspace, formatCheckReport } from './ops/check.ts';
 import { exportWorkspace } from './ops/export.ts';
+import { writeThenRename } from './ops/files.ts';
 import { type ImportReport, importFile } from './ops/import.ts';
 import { progressBar } from './ops/progress.ts';
 import { reindexWorkspace } from './ops/reindex.ts';
@@ -192,33 +193,25 @@ async function exportCommand(config: Config, args: string[]): Promise<number> {
     return 0;
   }
   const target = resolve(values.out);
-  if (existsSync(target) && !values.force) throw badInput(`${target} exists; pass --force to overwrite it`);
-  // Written under a temporary name and renamed at the end: the target never holds half an export.
-  const partial = `${target}.partial-${process.pid}`;
-  const out = createWriteStream(partial);
+  const r = await writeThenRename(target, { force: Boolean(values.force) }, (partial) =>
+    exportToFile(config, id, partial),
+  );
+  print(`exported ${r.entries} entries and ${r.edges} edges of ${id} to ${target}`);
+  return 0;
+}
+
+async function exportToFile(config: Config, id: string, path: string) {
+  const out = createWriteStream(path);
   try {
     await once(out, 'open');
     const r = await withWorkspace(config, id, (ws) =>
       exportWorkspace(ws, out, (total) => progressBar('export', total)),
     );
     await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
-    await fsyncFile(partial);
-    await rename(partial, target);
-    print(`exported ${r.entries} entries and ${r.edges} edges of ${id} to ${target}`);
-    return 0;
+    return r;
   } catch (error) {
     out.destroy();
-    await rm(partial, { force: true });
     throw error;
-  }
-}
-
-async function fsyncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
