@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Client } from '@libsql/client';
 import type { Config } from '../config.ts';
 import { DomainError, usage } from '../contract/errors.ts';
-import { checkWorkspaceId as checkId, WORKSPACE_ID } from '../contract/ids.ts';
+import { WORKSPACE_ID } from '../contract/ids.ts';
 import { type DatabaseLocation, locateWorkspace, type RootDb } from '../db/client.ts';
 import { openDatabase } from '../db/open.ts';
 import type { Writer } from '../db/writer.ts';
@@ -26,16 +26,6 @@ export interface OpenOptions {
   create?: boolean;
 }
 
-/** Validates a workspace id given on the command line. */
-export function checkWorkspaceId(id: string | undefined, flag = '--workspace'): string {
-  if (!id) throw usage(`missing ${flag}`);
-  try {
-    return checkId(id);
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-}
-
 /** The workspace's database file, or null for a hosted database. */
 export function workspaceFile(location: DatabaseLocation): string | null {
   return location.local ? location.url.slice('file:'.length) : null;
@@ -48,7 +38,6 @@ export async function withWorkspace<T>(
   fn: (ws: OpsWorkspace) => Promise<T>,
   opts: OpenOptions = {},
 ): Promise<T> {
-  checkWorkspaceId(id);
   const location = locateWorkspace(id, config);
   const file = workspaceFile(location);
   if (file && !opts.create && !existsSync(file)) {
