@@ -35,5 +35,5 @@ if (process.env.SPHERE_NO_BUNDLE !== '1' && bundleIsFresh()) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli.ts');
+  await import('../src/cli/main.ts');
 }

@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['src/cli.ts'],
+  entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/server/cli.js',
   bundle: true,
   platform: 'node',

@@ -2,7 +2,7 @@
  * Every expected failure, of the API and of the command line alike, is a DomainError with
  * one of these codes. The GraphQL layer turns it into a GraphQLError with
  * `extensions.code` in one place (graphql/errors.ts), the command line into a message and
- * an exit status in one place (cli/run.ts).
+ * an exit status in one place (cli/main.ts).
  */
 export type ErrorCode =
   | 'BAD_USER_INPUT'

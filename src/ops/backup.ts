@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { badInput, usage } from '../contract/errors.ts';
+import { writeThenRename } from './files.ts';
 import { type OpsWorkspace, workspaceFile } from './workspace.ts';
 
 export interface BackupReport {
@@ -30,30 +30,14 @@ export async function backupWorkspace(ws: OpsWorkspace, to: string, opts: { forc
   if (target === resolve(source) || target.startsWith(`${resolve(source)}-`)) {
     throw usage('the backup cannot overwrite the workspace’s own database files');
   }
-  if (existsSync(target) && !opts.force) throw badInput(`${target} exists; pass --force to overwrite it`);
-
-  const partial = `${target}.partial-${process.pid}`;
-  await rm(partial, { force: true });
-  try {
+  const counts = await writeThenRename(target, opts, async (partial) => {
     await ws.client.execute({ sql: 'VACUUM INTO ?', args: [partial] });
-    await fsyncPath(partial);
     const counts = await countRows(partial);
+    // A stale log of the file replaced would otherwise be read as part of the backup.
     if (opts.force) await Promise.all(['-wal', '-shm'].map((suffix) => rm(`${target}${suffix}`, { force: true })));
-    await rename(partial, target);
-    await fsyncPath(dirname(target));
-    return { workspace: ws.id, file: target, bytes: (await stat(target)).size, counts };
-  } finally {
-    await rm(partial, { force: true });
-  }
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+    return counts;
+  });
+  return { workspace: ws.id, file: target, bytes: (await stat(target)).size, counts };
 }
 
 async function countRows(file: string): Promise<BackupReport['counts']> {

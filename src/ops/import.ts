@@ -1,5 +1,5 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { link, open, rm } from 'node:fs/promises';
+import { link, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { and, eq, inArray } from 'drizzle-orm';
@@ -11,6 +11,7 @@ import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
 import { contentHash } from '../memory/model.ts';
+import { fsyncPath } from './files.ts';
 import type { Progress } from './progress.ts';
 import { type EdgeRecord, type EntryRecord, EXPORT_FORMAT, type ExportRecord, exportRecord } from './records.ts';
 import { type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
@@ -105,12 +106,7 @@ async function importIntoNewFile(
         throw new DomainError('UNAVAILABLE', `could not checkpoint ${partial}; nothing was imported`);
       return r;
     });
-    const handle = await open(partial, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await fsyncPath(partial);
     try {
       // A link, unlike a rename, never replaces a workspace that appeared meanwhile.
       await link(partial, target);

@@ -2,16 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Client } from '@libsql/client';
 import type { Config } from '../config.ts';
 import { DomainError, usage } from '../contract/errors.ts';
-import { checkWorkspaceId as checkId, WORKSPACE_ID } from '../contract/ids.ts';
-import {
-  type DatabaseLocation,
-  drizzleFor,
-  locateWorkspace,
-  migrateDb,
-  openClient,
-  type RootDb,
-} from '../db/client.ts';
-import { Writer } from '../db/writer.ts';
+import { WORKSPACE_ID } from '../contract/ids.ts';
+import { type DatabaseLocation, locateWorkspace, type RootDb } from '../db/client.ts';
+import { openDatabase } from '../db/open.ts';
+import type { Writer } from '../db/writer.ts';
 
 /** A workspace opened by a command-line tool: the same client factory and migrations as the server. */
 export interface OpsWorkspace {
@@ -32,16 +26,6 @@ export interface OpenOptions {
   create?: boolean;
 }
 
-/** Validates a workspace id given on the command line. */
-export function checkWorkspaceId(id: string | undefined, flag = '--workspace'): string {
-  if (!id) throw usage(`missing ${flag}`);
-  try {
-    return checkId(id);
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-}
-
 /** The workspace's database file, or null for a hosted database. */
 export function workspaceFile(location: DatabaseLocation): string | null {
   return location.local ? location.url.slice('file:'.length) : null;
@@ -54,7 +38,6 @@ export async function withWorkspace<T>(
   fn: (ws: OpsWorkspace) => Promise<T>,
   opts: OpenOptions = {},
 ): Promise<T> {
-  checkWorkspaceId(id);
   const location = locateWorkspace(id, config);
   const file = workspaceFile(location);
   if (file && !opts.create && !existsSync(file)) {
@@ -69,16 +52,12 @@ export async function withDatabase<T>(
   location: DatabaseLocation,
   fn: (ws: OpsWorkspace) => Promise<T>,
 ): Promise<T> {
-  const client = await openClient(location);
-  let writer: Writer | null = null;
+  // Events written here reach the server's subscribers through the log (events(sinceSeq)), not live.
+  const { client, db, writer } = await openDatabase(location, { workspace: id, onCommit: () => {} });
   try {
-    const db = drizzleFor(client);
-    await migrateDb(db);
-    // Events written here reach the server's subscribers through the log (events(sinceSeq)), not live.
-    writer = new Writer(client, { workspace: id, onCommit: () => {} });
     return await fn({ id, location, client, db, writer });
   } finally {
-    await writer?.close();
+    await writer.close();
     client.close();
   }
 }

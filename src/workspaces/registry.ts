@@ -6,13 +6,12 @@ import {
   type DatabaseLocation,
   drizzleFor,
   locateWorkspace,
-  migrateDb,
-  openClient,
   openEmptyDatabase,
   type QueryListener,
   type RootDb,
 } from '../db/client.ts';
-import { Writer } from '../db/writer.ts';
+import { type OpenedDatabase, openDatabase } from '../db/open.ts';
+import type { Writer } from '../db/writer.ts';
 import { Bookkeeper } from '../memory/bookkeeping.ts';
 
 /** One open workspace: its database, its single writer, and its deferred read bookkeeping. */
@@ -295,21 +294,12 @@ export class WorkspaceRegistry {
     const location = this.locate(id);
     // A file deleted since it was migrated comes back empty and needs its schema again.
     const fresh = location.local && !existsSync(location.url.slice('file:'.length));
-    let client: Client;
+    let opened: OpenedDatabase;
     try {
-      client = await openClient(location);
-    } catch (error) {
-      throw unavailable(id, error);
-    }
-    try {
-      const db = drizzleFor(client, this.#opts.onQuery);
       // The migrator reads every migration file and syncs the log each time; a database
       // reopened after an idle close needs none of that.
-      if (fresh || !this.#migrated.has(id)) {
-        await migrateDb(db);
-        this.#migrated.add(id);
-      }
-      const writer = new Writer(client, {
+      opened = await openDatabase(location, {
+        migrate: fresh || !this.#migrated.has(id),
         workspace: id,
         onQuery: this.#opts.onQuery,
         onCommit: this.#opts.onCommit,
@@ -318,11 +308,11 @@ export class WorkspaceRegistry {
         // after 5 s, so its group commits stay small; a local file takes many per fsync.
         maxBatch: location.local ? 64 : 8,
       });
-      return { id, client, db, writer, bookkeeper: new Bookkeeper(writer) };
     } catch (error) {
-      client.close();
       throw unavailable(id, error);
     }
+    this.#migrated.add(id);
+    return { id, ...opened, bookkeeper: new Bookkeeper(opened.writer) };
   }
 }
 

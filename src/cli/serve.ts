@@ -1,0 +1,29 @@
+import { loadConfig } from '../config.ts';
+
+export const SERVE_USAGE = `  serve                      run the GraphQL server (HTTP and WebSocket on one port)`;
+
+/** Starts the server and stops it cleanly on SIGTERM or SIGINT; resolves once it is listening. */
+export async function serve(): Promise<void> {
+  // Loaded on demand: the server's module graph is most of the CLI's start-up time, and
+  // maintenance commands run from cron do not need it.
+  const { buildServer } = await import('../server/server.ts');
+  const config = loadConfig();
+  const server = buildServer(config);
+  const { url } = await server.start();
+  process.stdout.write(`Mini-Sphere listening on ${url} (data: ${config.dbUrl ?? config.dataDir})\n`);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: finishing in-flight writes and closing connections\n`);
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,32 @@
+import type { Client } from '@libsql/client';
+import { type DatabaseLocation, drizzleFor, migrateDb, openClient, type RootDb } from './client.ts';
+import { Writer, type WriterOptions } from './writer.ts';
+
+/** A workspace's database, open and ready: its client, drizzle over it, and its one writer. */
+export interface OpenedDatabase {
+  client: Client;
+  db: RootDb;
+  writer: Writer;
+}
+
+/**
+ * Opens the database at `location`, applies pending migrations (unless `migrate` is false:
+ * the server skips them for a database it migrated before) and starts its writer. The
+ * server and the command-line tools open a workspace the same way through this; when a
+ * step fails the client is closed again, so nothing is left open.
+ */
+export async function openDatabase(
+  location: DatabaseLocation,
+  opts: WriterOptions & { migrate?: boolean },
+): Promise<OpenedDatabase> {
+  const client = await openClient(location);
+  try {
+    const db = drizzleFor(client, opts.onQuery);
+    if (opts.migrate !== false) await migrateDb(db);
+    const { migrate: _, ...writerOptions } = opts;
+    return { client, db, writer: new Writer(client, writerOptions) };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+}
