@@ -1,5 +1,4 @@
 import { asc, gt, max } from 'drizzle-orm';
-import type { CaptureOutcome, MemoryEventType } from '../contract/enums.ts';
 import type { EdgeSnapshot, MemoryEventRecord } from '../contract/events.ts';
 import type { Db } from '../db/client.ts';
 import { type EventRow, events } from '../db/schema.ts';
@@ -8,10 +7,10 @@ export function toEventRecord(workspace: string, row: EventRow): MemoryEventReco
   return {
     workspace,
     seq: row.seq,
-    type: row.type as MemoryEventType,
+    type: row.type,
     at: row.at,
     entryId: row.entryId,
-    outcome: row.outcome as CaptureOutcome | null,
+    outcome: row.outcome,
     edge: row.edge ? (JSON.parse(row.edge) as EdgeSnapshot) : null,
     data: row.data ? (JSON.parse(row.data) as Record<string, unknown>) : null,
   };

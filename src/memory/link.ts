@@ -136,7 +136,7 @@ export async function upsertEdge(
     if (!row) throw new Error('edge insert returned no row');
     return row;
   }
-  const oldProv = old.provenance as Provenance;
+  const oldProv = old.provenance;
   const metadata = mergeMetadata(old.metadata, e.metadata);
   // Merging keys could grow an edge's metadata past the bound that a single link is held to.
   if (metadata !== null && metadata.length > LIMITS.metadataMax) {
