@@ -7,12 +7,20 @@ import type { Config } from '../config.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
+import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
-import { contentHash } from '../memory/model.ts';
 import type { Progress } from './progress.ts';
-import { type EdgeRecord, type EntryRecord, EXPORT_FORMAT, type ExportRecord, exportRecord } from './records.ts';
+import {
+  type EdgeRecord,
+  type EntryRecord,
+  EXPORT_FORMAT,
+  type ExportRecord,
+  edgeOfRecord,
+  entryRowOf,
+  exportRecord,
+} from './records.ts';
 import { type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
 
 export interface ImportReport {
@@ -411,23 +419,7 @@ async function insertEntries(
     batch.map((e) => e.id),
   );
   const fresh = batch.filter((e) => !existing.has(e.id));
-  const entryRows = fresh.map((e) => ({
-    id: e.id,
-    content: e.content,
-    contentHash: contentHash(e.content),
-    source: e.source,
-    kind: e.kind,
-    status: e.status,
-    volatility: e.volatility,
-    volatilitySource: e.volatilitySource,
-    importance: e.importance,
-    claimTag: e.claimTag,
-    evidenceRef: e.evidenceRef,
-    recallCount: e.recallCount,
-    observedAt: e.observedAt,
-    createdAt: e.createdAt,
-    updatedAt: e.updatedAt,
-  }));
+  const entryRows = fresh.map(entryRowOf);
   // The FTS insert trigger indexes each row in this same transaction.
   for (const rows of chunks(entryRows, ROWS_PER_INSERT)) await db.insert(entries).values(rows);
   const tagRows = fresh.flatMap((e) => normalizeTags(e.tags).map((tag) => ({ entryId: e.id, tag })));
@@ -454,16 +446,7 @@ async function insertEdges(db: Db, batch: readonly EdgeRecord[]): Promise<number
       );
     }
     const [src, dst] = canonicalEnds(e.src, e.dst, e.edgeType);
-    return {
-      src,
-      dst,
-      type: e.edgeType,
-      weight: e.weight,
-      provenance: e.provenance,
-      metadata: e.metadata == null ? null : JSON.stringify(e.metadata),
-      createdAt: e.createdAt,
-      updatedAt: e.updatedAt,
-    };
+    return edgeToRow({ ...edgeOfRecord(e), src, dst });
   });
   let imported = 0;
   for (const chunk of chunks(rows, ROWS_PER_INSERT)) {

@@ -2,7 +2,7 @@ import { badInput, notFound } from '../../contract/errors.ts';
 import type { EdgeSnapshot } from '../../contract/events.ts';
 import { checkRange, LIMITS } from '../../contract/limits.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../../contract/policy.ts';
-import { edgeSnapshot } from '../../memory/link.ts';
+import { edgeSnapshot } from '../../db/mappers.ts';
 import { entriesByIds } from '../../memory/queries.ts';
 import { edgesAmong, walkGraph } from '../../retrieval/graph.ts';
 import { builder } from '../builder.ts';
