@@ -1,4 +1,4 @@
-import type { CaptureOutcome, Direction } from '../../contract/enums.ts';
+import type { CaptureOutcome } from '../../contract/enums.ts';
 import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
@@ -109,7 +109,7 @@ EntryRef.implement({
       resolve: async (e, args, ctx) => {
         const first = checkRange(args.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
         const edges = await ctx.loaders.edges.load(e.id);
-        return connectionsOf(e.id, edges, args.type, args.direction as Direction | null).slice(0, first);
+        return connectionsOf(e.id, edges, args.type, args.direction).slice(0, first);
       },
     }),
   }),
