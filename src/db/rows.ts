@@ -1,7 +1,7 @@
 import { getTableColumns, getTableName, type InferSelectModel, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.ts';
-import { edges, entries } from './schema.ts';
+import { edges, entries, revisions } from './schema.ts';
 
 /**
  * Whole-row reads of one table without drizzle's query builder: the SQL is written once
@@ -47,3 +47,4 @@ export const jsonList = (values: readonly string[]): SQL =>
 
 export const entryRows = rowReader(entries);
 export const edgeRows = rowReader(edges);
+export const revisionRows = rowReader(revisions);

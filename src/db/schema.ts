@@ -1,9 +1,22 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import {
+  CAPTURE_OUTCOMES,
+  CLAIM_TAGS,
+  EDGE_TYPES,
+  ENTRY_KINDS,
+  ENTRY_STATUSES,
+  EVENT_TYPES,
+  PROVENANCES,
+  REVISION_OPS,
+  VOLATILITIES,
+  VOLATILITY_SOURCES,
+} from '../contract/enums.ts';
 
 /**
  * The tables of one workspace database. Every timestamp is milliseconds since the
- * Unix epoch (UTC); enum-like columns hold the GraphQL enum names as text.
+ * Unix epoch (UTC). Enum columns hold the contract's enum names as plain TEXT: the `enum`
+ * option only types them (SQLite has no CHECK from it), so no migration follows from it.
  */
 
 export const entries = sqliteTable(
@@ -16,12 +29,12 @@ export const entries = sqliteTable(
     content: text('content').notNull(),
     contentHash: text('content_hash').notNull(),
     source: text('source'),
-    kind: text('kind').notNull(),
-    status: text('status').notNull(),
-    volatility: text('volatility').notNull(),
-    volatilitySource: text('volatility_source').notNull(),
+    kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
+    status: text('status', { enum: ENTRY_STATUSES }).notNull(),
+    volatility: text('volatility', { enum: VOLATILITIES }).notNull(),
+    volatilitySource: text('volatility_source', { enum: VOLATILITY_SOURCES }).notNull(),
     importance: real('importance').notNull(),
-    claimTag: text('claim_tag').notNull(),
+    claimTag: text('claim_tag', { enum: CLAIM_TAGS }).notNull(),
     evidenceRef: text('evidence_ref'),
     recallCount: integer('recall_count').notNull().default(0),
     observedAt: integer('observed_at'),
@@ -60,9 +73,9 @@ export const edges = sqliteTable(
     dst: text('dst')
       .notNull()
       .references(() => entries.id, { onDelete: 'cascade' }),
-    type: text('type').notNull(),
+    type: text('type', { enum: EDGE_TYPES }).notNull(),
     weight: real('weight').notNull(),
-    provenance: text('provenance').notNull(),
+    provenance: text('provenance', { enum: PROVENANCES }).notNull(),
     metadata: text('metadata'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -83,7 +96,7 @@ export const revisions = sqliteTable(
       .notNull()
       .references(() => entries.id, { onDelete: 'cascade' }),
     content: text('content').notNull(),
-    op: text('op').notNull(),
+    op: text('op', { enum: REVISION_OPS }).notNull(),
     at: integer('at').notNull(),
   },
   (t) => [index('revisions_entry_idx').on(t.entryId, t.id)],
@@ -97,10 +110,10 @@ export const events = sqliteTable(
   'events',
   {
     seq: integer('seq').primaryKey(),
-    type: text('type').notNull(),
+    type: text('type', { enum: EVENT_TYPES }).notNull(),
     at: integer('at').notNull(),
     entryId: text('entry_id'),
-    outcome: text('outcome'),
+    outcome: text('outcome', { enum: CAPTURE_OUTCOMES }),
     // A JSON snapshot of the edge for LINKED/UNLINKED events (the edge may be gone later).
     edge: text('edge'),
     // Event-specific details as JSON (status change, staleness counts, ...).

@@ -1,6 +1,7 @@
 import type { Client, InValue, ResultSet, Transaction } from '@libsql/client';
 import type { EventDraft, MemoryEventRecord } from '../contract/events.ts';
 import { type Db, drizzleFor, type QueryListener } from './client.ts';
+import { eventToRow } from './mappers.ts';
 
 /** What a write function gets: the transaction, its clock, and a way to log events. */
 export interface WriteScope {
@@ -214,16 +215,10 @@ export class Writer {
   }
 
   async #append(tx: Transaction, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {
+    const row = eventToRow(draft, at);
     const result = await tx.execute({
       sql: INSERT_EVENT,
-      args: [
-        draft.type,
-        at,
-        draft.entryId ?? null,
-        draft.outcome ?? null,
-        draft.edge ? JSON.stringify(draft.edge) : null,
-        draft.data ? JSON.stringify(draft.data) : null,
-      ],
+      args: [row.type, row.at, row.entryId, row.outcome, row.edge, row.data],
     });
     // seq is the rowid alias, so the new row's rowid is its seq.
     const seq = Number(result.lastInsertRowid);

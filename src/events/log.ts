@@ -1,21 +1,8 @@
 import { asc, gt, max } from 'drizzle-orm';
-import type { CaptureOutcome, MemoryEventType } from '../contract/enums.ts';
-import type { EdgeSnapshot, MemoryEventRecord } from '../contract/events.ts';
+import type { MemoryEventRecord } from '../contract/events.ts';
 import type { Db } from '../db/client.ts';
-import { type EventRow, events } from '../db/schema.ts';
-
-export function toEventRecord(workspace: string, row: EventRow): MemoryEventRecord {
-  return {
-    workspace,
-    seq: row.seq,
-    type: row.type as MemoryEventType,
-    at: row.at,
-    entryId: row.entryId,
-    outcome: row.outcome as CaptureOutcome | null,
-    edge: row.edge ? (JSON.parse(row.edge) as EdgeSnapshot) : null,
-    data: row.data ? (JSON.parse(row.data) as Record<string, unknown>) : null,
-  };
-}
+import { eventFromRow } from '../db/mappers.ts';
+import { events } from '../db/schema.ts';
 
 /** The committed events after `sinceSeq`, oldest first. */
 export async function readEventLog(
@@ -25,7 +12,7 @@ export async function readEventLog(
   limit: number,
 ): Promise<MemoryEventRecord[]> {
   const rows = await db.select().from(events).where(gt(events.seq, sinceSeq)).orderBy(asc(events.seq)).limit(limit);
-  return rows.map((row) => toEventRecord(workspace, row));
+  return rows.map((row) => eventFromRow(workspace, row));
 }
 
 /** The newest committed seq (0 for an empty log). */

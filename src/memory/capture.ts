@@ -1,9 +1,10 @@
-import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { asc, eq, type Placeholder, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput, notFound } from '../contract/errors.ts';
 import { checkContent, INSTANTS, LIMITS, normalizeTags } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
+import { ENTRY_INSERT_COLUMNS, type NewEntryRow } from '../db/mappers.ts';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { upsertEdge } from './link.ts';
@@ -61,13 +62,12 @@ const firstWithHash = (db: Db) =>
     .prepare();
 
 /** Every column but the rowid `n`, each bound by name from the row. */
-const ENTRY_COLUMNS = Object.keys(getTableColumns(entries)).filter((c) => c !== 'n');
+const entryPlaceholders = Object.fromEntries(ENTRY_INSERT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as Record<
+  keyof NewEntryRow,
+  Placeholder
+>;
 
-const insertEntryRow = (db: Db) =>
-  db
-    .insert(entries)
-    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, sql.placeholder(c)])) as never)
-    .prepare();
+const insertEntryRow = (db: Db) => db.insert(entries).values(entryPlaceholders).prepare();
 
 /** One multi-row INSERT per tag count (1 to LIMITS.tagsMax): each a statement the client keeps prepared. */
 const tagInserts: string[] = [];
@@ -120,7 +120,7 @@ async function insertEntry(
   entryTags: string[],
 ): Promise<EntryRow> {
   const { now } = scope;
-  const row: Omit<EntryRow, 'n'> = {
+  const row: NewEntryRow = {
     id: uuidv7(),
     content: input.content,
     contentHash: hash,

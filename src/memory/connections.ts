@@ -1,8 +1,8 @@
 import type { Direction, EdgeType } from '../contract/enums.ts';
 import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIST_PAGES } from '../contract/limits.ts';
+import { edgeSnapshot } from '../db/mappers.ts';
 import type { EdgeRow } from '../db/schema.ts';
-import { edgeSnapshot } from './link.ts';
 
 /** An edge as seen from one of its entries. */
 export interface Connection {

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { EdgeType, EntryKind, Provenance } from '../contract/enums.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
-import type { EdgeSnapshot } from '../contract/events.ts';
 import { LIMITS } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
+import { edgeSnapshot, edgeToRow } from '../db/mappers.ts';
 import { type EdgeRow, edges, entries } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { requireEntry } from './queries.ts';
@@ -31,19 +31,6 @@ const KIND_GATES: Partial<Record<EdgeType, { src?: EntryKind; dst?: EntryKind }>
 /** RELATES_TO is symmetric and stored once, with src < dst in string order. */
 export function canonicalEnds(src: string, dst: string, type: EdgeType): [string, string] {
   return type === 'RELATES_TO' && dst < src ? [dst, src] : [src, dst];
-}
-
-export function edgeSnapshot(edge: EdgeRow): EdgeSnapshot {
-  return {
-    src: edge.src,
-    dst: edge.dst,
-    type: edge.type as EdgeType,
-    weight: edge.weight,
-    provenance: edge.provenance as Provenance,
-    metadata: edge.metadata ? (JSON.parse(edge.metadata) as Record<string, unknown>) : null,
-    createdAt: edge.createdAt,
-    updatedAt: edge.updatedAt,
-  };
 }
 
 /** Validates what needs no database: weight range, self-links, metadata size. */
@@ -122,21 +109,12 @@ export async function upsertEdge(
   if (!old) {
     const [row] = await db
       .insert(edges)
-      .values({
-        src: e.src,
-        dst: e.dst,
-        type: e.type,
-        weight: e.weight,
-        provenance: e.provenance,
-        metadata: e.metadata == null ? null : JSON.stringify(e.metadata),
-        createdAt: now,
-        updatedAt: now,
-      })
+      .values(edgeToRow({ ...e, createdAt: now, updatedAt: now }))
       .returning();
     if (!row) throw new Error('edge insert returned no row');
     return row;
   }
-  const oldProv = old.provenance as Provenance;
+  const oldProv = old.provenance;
   const metadata = mergeMetadata(old.metadata, e.metadata);
   // Merging keys could grow an edge's metadata past the bound that a single link is held to.
   if (metadata !== null && metadata.length > LIMITS.metadataMax) {

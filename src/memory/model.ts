@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Freshness, Volatility } from '../contract/enums.ts';
+import type { Freshness } from '../contract/enums.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { EntryRow } from '../db/schema.ts';
 
@@ -24,7 +24,7 @@ export function freshnessOf(
 ): Freshness {
   if (entry.status === 'SUPERSEDED' || superseded) return 'SUPERSEDED';
   if (entry.status === 'STALE') return 'STALE';
-  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility as Volatility];
+  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility];
   if (maxAge === null || maxAge === undefined) return 'CURRENT';
   const age = now - entry.updatedAt;
   if (age > maxAge) return 'STALE';
@@ -35,6 +35,6 @@ export function freshnessOf(
 /** True when a read should mark this entry STALE (lazy staleness): ACTIVE and past its limit. */
 export function isOverAge(entry: Pick<EntryRow, 'status' | 'volatility' | 'updatedAt'>, now: number): boolean {
   if (entry.status !== 'ACTIVE') return false;
-  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility as Volatility];
+  const maxAge = VOLATILITY_MAX_AGE_MS[entry.volatility];
   return maxAge != null && now - entry.updatedAt > maxAge;
 }

@@ -32,7 +32,9 @@ export interface CheckReport {
   checkedAt: string;
 }
 
-const count = async (client: Pick<Client, 'execute'>, sql: string): Promise<number> =>
+type Reader = Pick<Client, 'execute'>;
+
+const count = async (client: Reader, sql: string): Promise<number> =>
   Number((await client.execute(sql)).rows[0]?.[0] ?? 0);
 
 /**
@@ -43,78 +45,16 @@ const count = async (client: Pick<Client, 'execute'>, sql: string): Promise<numb
  */
 export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
   const problems: string[] = [];
-
-  let ftsError: string | null = null;
-  try {
-    await ws.client.execute("INSERT INTO entries_fts(entries_fts, rank) VALUES('integrity-check', 1)");
-  } catch (error) {
-    ftsError = error instanceof Error ? error.message : String(error);
-    problems.push(`the full-text index is out of step with entries (${ftsError}); run reindex`);
-  }
-
+  const ftsError = await checkFtsIndex(ws.client, problems);
   const tx = await ws.client.transaction('deferred');
   try {
-    const integrity = (await tx.execute('PRAGMA integrity_check')).rows.map((r) => String(r[0]));
-    if (integrity.length !== 1 || integrity[0] !== 'ok') {
-      problems.push(...integrity.map((line) => `integrity_check: ${line}`));
-    }
-
-    const counts = {
-      entries: await count(tx, 'SELECT count(*) FROM entries'),
-      // One docsize row per indexed document (the table has the default columnsize=1).
-      ftsRows: await count(tx, 'SELECT count(*) FROM entries_fts_docsize'),
-      tags: await count(tx, 'SELECT count(*) FROM tags'),
-      edges: await count(tx, 'SELECT count(*) FROM edges'),
-      revisions: await count(tx, 'SELECT count(*) FROM revisions'),
-      events: await count(tx, 'SELECT count(*) FROM events'),
-      auditLog: await count(tx, 'SELECT count(*) FROM audit_log'),
-    };
-    if (counts.ftsRows !== counts.entries) {
-      problems.push(`the full-text index holds ${counts.ftsRows} documents for ${counts.entries} entries; run reindex`);
-    }
-
-    const dangling = {
-      tags: await count(tx, 'SELECT count(*) FROM tags WHERE entry_id NOT IN (SELECT id FROM entries)'),
-      edges: await count(
-        tx,
-        'SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM entries) OR dst NOT IN (SELECT id FROM entries)',
-      ),
-      revisions: await count(tx, 'SELECT count(*) FROM revisions WHERE entry_id NOT IN (SELECT id FROM entries)'),
-    };
-    for (const [table, n] of Object.entries(dangling)) {
-      if (n > 0) problems.push(`${n} ${table} row(s) point at entries that do not exist`);
-    }
-
-    const invalidEdges = await count(
-      tx,
-      "SELECT count(*) FROM edges WHERE src = dst OR (type = 'RELATES_TO' AND src > dst)",
-    );
-    if (invalidEdges > 0)
-      problems.push(`${invalidEdges} edge(s) are self-links or RELATES_TO edges stored with src > dst`);
-
-    // The stored neighbour lists (drizzle/0002) against the same lists derived afresh.
-    const staleNeighbours = await count(
-      tx,
-      `SELECT count(DISTINCT entry_id) FROM (
-         SELECT entry_id FROM (
-           SELECT entry_id, top FROM entry_neighbours
-           EXCEPT SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]')
-         UNION ALL
-         SELECT entry_id FROM (
-           SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'
-           EXCEPT SELECT entry_id, top FROM entry_neighbours))`,
-    );
-    if (staleNeighbours > 0) {
-      problems.push(`${staleNeighbours} neighbour list(s) are out of step with edges; run reindex`);
-    }
-
-    const seq = (await tx.execute('SELECT count(*), min(seq), max(seq) FROM events')).rows[0];
-    const eventCount = Number(seq?.[0] ?? 0);
-    const minSeq = seq?.[1] == null ? null : Number(seq[1]);
-    const maxSeq = seq?.[2] == null ? null : Number(seq[2]);
-    const gapFree = eventCount === 0 || (minSeq === 1 && maxSeq === eventCount);
-    if (!gapFree) problems.push(`the event log's seq runs ${minSeq}..${maxSeq} over ${eventCount} events: it has gaps`);
-
+    // Each check adds its problems in turn, so the report lists them in this order.
+    const integrity = await checkIntegrity(tx, problems);
+    const counts = await countRows(tx, problems);
+    const dangling = await countDangling(tx, problems);
+    const invalidEdges = await countInvalidEdges(tx, problems);
+    const staleNeighbours = await countStaleNeighbours(tx, problems);
+    const eventLog = await checkEventLog(tx, problems);
     return {
       workspace: ws.id,
       ok: problems.length === 0,
@@ -125,12 +65,103 @@ export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
       dangling,
       invalidEdges,
       staleNeighbours,
-      eventLog: { count: eventCount, minSeq, maxSeq, gapFree },
+      eventLog,
       checkedAt: new Date().toISOString(),
     };
   } finally {
     tx.close();
   }
+}
+
+/** FTS5's own integrity check; its error, or null when the index matches its content. */
+async function checkFtsIndex(client: Reader, problems: string[]): Promise<string | null> {
+  try {
+    await client.execute("INSERT INTO entries_fts(entries_fts, rank) VALUES('integrity-check', 1)");
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    problems.push(`the full-text index is out of step with entries (${message}); run reindex`);
+    return message;
+  }
+}
+
+async function checkIntegrity(tx: Reader, problems: string[]): Promise<string[]> {
+  const integrity = (await tx.execute('PRAGMA integrity_check')).rows.map((r) => String(r[0]));
+  if (integrity.length !== 1 || integrity[0] !== 'ok') {
+    problems.push(...integrity.map((line) => `integrity_check: ${line}`));
+  }
+  return integrity;
+}
+
+async function countRows(tx: Reader, problems: string[]): Promise<CheckReport['counts']> {
+  const counts = {
+    entries: await count(tx, 'SELECT count(*) FROM entries'),
+    // One docsize row per indexed document (the table has the default columnsize=1).
+    ftsRows: await count(tx, 'SELECT count(*) FROM entries_fts_docsize'),
+    tags: await count(tx, 'SELECT count(*) FROM tags'),
+    edges: await count(tx, 'SELECT count(*) FROM edges'),
+    revisions: await count(tx, 'SELECT count(*) FROM revisions'),
+    events: await count(tx, 'SELECT count(*) FROM events'),
+    auditLog: await count(tx, 'SELECT count(*) FROM audit_log'),
+  };
+  if (counts.ftsRows !== counts.entries) {
+    problems.push(`the full-text index holds ${counts.ftsRows} documents for ${counts.entries} entries; run reindex`);
+  }
+  return counts;
+}
+
+async function countDangling(tx: Reader, problems: string[]): Promise<CheckReport['dangling']> {
+  const dangling = {
+    tags: await count(tx, 'SELECT count(*) FROM tags WHERE entry_id NOT IN (SELECT id FROM entries)'),
+    edges: await count(
+      tx,
+      'SELECT count(*) FROM edges WHERE src NOT IN (SELECT id FROM entries) OR dst NOT IN (SELECT id FROM entries)',
+    ),
+    revisions: await count(tx, 'SELECT count(*) FROM revisions WHERE entry_id NOT IN (SELECT id FROM entries)'),
+  };
+  for (const [table, n] of Object.entries(dangling)) {
+    if (n > 0) problems.push(`${n} ${table} row(s) point at entries that do not exist`);
+  }
+  return dangling;
+}
+
+async function countInvalidEdges(tx: Reader, problems: string[]): Promise<number> {
+  const invalidEdges = await count(
+    tx,
+    "SELECT count(*) FROM edges WHERE src = dst OR (type = 'RELATES_TO' AND src > dst)",
+  );
+  if (invalidEdges > 0)
+    problems.push(`${invalidEdges} edge(s) are self-links or RELATES_TO edges stored with src > dst`);
+  return invalidEdges;
+}
+
+/** The stored neighbour lists (drizzle/0002) against the same lists derived afresh. */
+async function countStaleNeighbours(tx: Reader, problems: string[]): Promise<number> {
+  const staleNeighbours = await count(
+    tx,
+    `SELECT count(DISTINCT entry_id) FROM (
+       SELECT entry_id FROM (
+         SELECT entry_id, top FROM entry_neighbours
+         EXCEPT SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]')
+       UNION ALL
+       SELECT entry_id FROM (
+         SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'
+         EXCEPT SELECT entry_id, top FROM entry_neighbours))`,
+  );
+  if (staleNeighbours > 0) {
+    problems.push(`${staleNeighbours} neighbour list(s) are out of step with edges; run reindex`);
+  }
+  return staleNeighbours;
+}
+
+async function checkEventLog(tx: Reader, problems: string[]): Promise<CheckReport['eventLog']> {
+  const seq = (await tx.execute('SELECT count(*), min(seq), max(seq) FROM events')).rows[0];
+  const eventCount = Number(seq?.[0] ?? 0);
+  const minSeq = seq?.[1] == null ? null : Number(seq[1]);
+  const maxSeq = seq?.[2] == null ? null : Number(seq[2]);
+  const gapFree = eventCount === 0 || (minSeq === 1 && maxSeq === eventCount);
+  if (!gapFree) problems.push(`the event log's seq runs ${minSeq}..${maxSeq} over ${eventCount} events: it has gaps`);
+  return { count: eventCount, minSeq, maxSeq, gapFree };
 }
 
 /** The report as the plain text `mini-sphere check` prints. */

@@ -1,8 +1,10 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { Row } from '@libsql/client';
+import type { Transaction } from '@libsql/client';
+import { edgeFromRow, edgeSnapshot, entryFromRow, revisionFromRow } from '../db/mappers.ts';
+import type { RevisionRow } from '../db/schema.ts';
 import type { Progress } from './progress.ts';
-import { type EdgeRecordOut, type EntryRecordOut, EXPORT_FORMAT, EXPORT_VERSION } from './records.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, edgeRecordOf, entryRecordOf } from './records.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
 export interface ExportReport {
@@ -15,10 +17,8 @@ export interface ExportReport {
 const ENTRY_PAGE = 100;
 const EDGE_PAGE = 1_000;
 
-const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
-const isoOrNull = (ms: unknown) => (ms == null ? null : iso(ms));
-const str = (v: unknown) => String(v);
-const strOrNull = (v: unknown) => (v == null ? null : String(v));
+type Write = (record: object) => Promise<void>;
+type Tx = Pick<Transaction, 'execute'>;
 
 /**
  * Streams a workspace as JSON Lines (see records.ts) to `out`, in constant memory:
@@ -32,7 +32,7 @@ export async function exportWorkspace(
   out: Writable,
   progress: (total: number) => Progress,
 ): Promise<ExportReport> {
-  const write = async (record: object) => {
+  const write: Write = async (record) => {
     if (out.destroyed) throw out.errored ?? new Error('the output stream is closed');
     if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
   };
@@ -47,115 +47,98 @@ export async function exportWorkspace(
       workspace: ws.id,
       exportedAt: new Date().toISOString(),
     });
-
-    let entriesWritten = 0;
-    let after = -1;
-    for (;;) {
-      const rows = (
-        await tx.execute({ sql: 'SELECT * FROM entries WHERE n > ? ORDER BY n LIMIT ?', args: [after, ENTRY_PAGE] })
-      ).rows;
-      const first = rows[0];
-      const last = rows.at(-1);
-      if (!first || !last) break;
-      const range = [Number(first.n), Number(last.n)];
-      const tags = groupBy(
-        (
-          await tx.execute({
-            sql: `SELECT t.entry_id, t.tag FROM tags t JOIN entries e ON e.id = t.entry_id
-                  WHERE e.n BETWEEN ? AND ? ORDER BY t.entry_id, t.tag`,
-            args: range,
-          })
-        ).rows,
-      );
-      const revisions = groupBy(
-        (
-          await tx.execute({
-            sql: `SELECT r.entry_id, r.content, r.op, r.at FROM revisions r JOIN entries e ON e.id = r.entry_id
-                  WHERE e.n BETWEEN ? AND ? ORDER BY r.id`,
-            args: range,
-          })
-        ).rows,
-      );
-      for (const row of rows) {
-        const id = str(row.id);
-        const record: EntryRecordOut = {
-          type: 'entry',
-          id,
-          content: str(row.content),
-          contentHash: str(row.content_hash),
-          source: strOrNull(row.source),
-          kind: str(row.kind) as EntryRecordOut['kind'],
-          status: str(row.status) as EntryRecordOut['status'],
-          volatility: str(row.volatility) as EntryRecordOut['volatility'],
-          volatilitySource: str(row.volatility_source) as EntryRecordOut['volatilitySource'],
-          importance: Number(row.importance),
-          claimTag: str(row.claim_tag) as EntryRecordOut['claimTag'],
-          evidenceRef: strOrNull(row.evidence_ref),
-          recallCount: Number(row.recall_count),
-          observedAt: isoOrNull(row.observed_at),
-          createdAt: iso(row.created_at),
-          updatedAt: iso(row.updated_at),
-          tags: (tags.get(id) ?? []).map((t) => str(t.tag)),
-          revisions: (revisions.get(id) ?? []).map((r) => ({
-            content: str(r.content),
-            op: str(r.op) as 'APPEND' | 'UPDATE',
-            at: iso(r.at),
-          })),
-        };
-        await write(record);
-      }
-      entriesWritten += rows.length;
-      bar.increment(rows.length);
-      after = range[1] ?? after;
-    }
+    const entries = await exportEntries(tx, write, bar);
     bar.stop();
-
-    let edgesWritten = 0;
-    let afterRowid = -1;
-    for (;;) {
-      const rows = (
-        await tx.execute({
-          sql: 'SELECT rowid AS r, * FROM edges WHERE rowid > ? ORDER BY rowid LIMIT ?',
-          args: [afterRowid, EDGE_PAGE],
-        })
-      ).rows;
-      const last = rows.at(-1);
-      if (!last) break;
-      for (const row of rows) {
-        const record: EdgeRecordOut = {
-          type: 'edge',
-          src: str(row.src),
-          dst: str(row.dst),
-          edgeType: str(row.type) as EdgeRecordOut['edgeType'],
-          weight: Number(row.weight),
-          provenance: str(row.provenance) as EdgeRecordOut['provenance'],
-          metadata: row.metadata == null ? null : (JSON.parse(str(row.metadata)) as Record<string, unknown>),
-          createdAt: iso(row.created_at),
-          updatedAt: iso(row.updated_at),
-        };
-        await write(record);
-      }
-      edgesWritten += rows.length;
-      afterRowid = Number(last.r);
-    }
-
-    await write({ type: 'end', entries: entriesWritten, edges: edgesWritten });
-    return { workspace: ws.id, entries: entriesWritten, edges: edgesWritten };
+    const edges = await exportEdges(tx, write);
+    await write({ type: 'end', entries, edges });
+    return { workspace: ws.id, entries, edges };
   } finally {
     tx.close();
   }
 }
 
-function groupBy(rows: Row[]): Map<string, Row[]> {
-  const out = new Map<string, Row[]>();
-  for (const row of rows) {
-    const id = str(row.entry_id);
-    let list = out.get(id);
+/** Writes every entry, a page at a time in `n` order; returns how many. */
+async function exportEntries(tx: Tx, write: Write, bar: Progress): Promise<number> {
+  let written = 0;
+  let after = -1;
+  for (;;) {
+    const rows = (
+      await tx.execute({ sql: 'SELECT * FROM entries WHERE n > ? ORDER BY n LIMIT ?', args: [after, ENTRY_PAGE] })
+    ).rows.map(entryFromRow);
+    const first = rows[0];
+    const last = rows.at(-1);
+    if (!first || !last) break;
+    const { tags, revisions } = await entryPageExtras(tx, first.n, last.n);
+    for (const entry of rows) {
+      await write(entryRecordOf(entry, tags.get(entry.id) ?? [], revisions.get(entry.id) ?? []));
+    }
+    written += rows.length;
+    bar.increment(rows.length);
+    after = last.n;
+  }
+  return written;
+}
+
+/** The tags (sorted) and revisions (oldest first) of the entries whose `n` lies in [from, to]. */
+async function entryPageExtras(
+  tx: Tx,
+  from: number,
+  to: number,
+): Promise<{ tags: Map<string, string[]>; revisions: Map<string, RevisionRow[]> }> {
+  const tagRows = await tx.execute({
+    sql: `SELECT t.entry_id, t.tag FROM tags t JOIN entries e ON e.id = t.entry_id
+          WHERE e.n BETWEEN ? AND ? ORDER BY t.entry_id, t.tag`,
+    args: [from, to],
+  });
+  const revisionRows = await tx.execute({
+    sql: `SELECT r.* FROM revisions r JOIN entries e ON e.id = r.entry_id
+          WHERE e.n BETWEEN ? AND ? ORDER BY r.id`,
+    args: [from, to],
+  });
+  return {
+    tags: groupBy(
+      tagRows.rows,
+      (t) => String(t.entry_id),
+      (t) => String(t.tag),
+    ),
+    revisions: groupBy(
+      revisionRows.rows.map(revisionFromRow),
+      (r) => r.entryId,
+      (r) => r,
+    ),
+  };
+}
+
+/** Writes every edge, a page at a time in rowid order; returns how many. */
+async function exportEdges(tx: Tx, write: Write): Promise<number> {
+  let written = 0;
+  let afterRowid = -1;
+  for (;;) {
+    const rows = (
+      await tx.execute({
+        sql: 'SELECT rowid AS r, * FROM edges WHERE rowid > ? ORDER BY rowid LIMIT ?',
+        args: [afterRowid, EDGE_PAGE],
+      })
+    ).rows;
+    const last = rows.at(-1);
+    if (!last) break;
+    for (const row of rows) await write(edgeRecordOf(edgeSnapshot(edgeFromRow(row))));
+    written += rows.length;
+    afterRowid = Number(last.r);
+  }
+  return written;
+}
+
+function groupBy<T, V>(items: readonly T[], keyOf: (item: T) => string, pick: (item: T) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    let list = out.get(key);
     if (!list) {
       list = [];
-      out.set(id, list);
+      out.set(key, list);
     }
-    list.push(row);
+    list.push(pick(item));
   }
   return out;
 }

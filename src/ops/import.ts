@@ -7,13 +7,22 @@ import type { Config } from '../config.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
+import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
 import { contentHash } from '../memory/model.ts';
 import { fsyncPath } from './files.ts';
 import type { Progress } from './progress.ts';
-import { type EdgeRecord, type EntryRecord, EXPORT_FORMAT, type ExportRecord, exportRecord } from './records.ts';
+import {
+  type EdgeRecord,
+  type EntryRecord,
+  EXPORT_FORMAT,
+  type ExportRecord,
+  edgeOfRecord,
+  entryRowOf,
+  exportRecord,
+} from './records.ts';
 import { type OpsWorkspace, withDatabase, withWorkspace, workspaceFile } from './workspace.ts';
 
 export interface ImportReport {
@@ -154,113 +163,160 @@ function parseLine(line: string, lineNo: number): ExportRecord {
 
 const pairKey = (src: string, dst: string) => JSON.stringify([src, dst]);
 
+/** What the validating pass has seen so far: ids and line numbers, never contents. */
+interface Scan {
+  problems: string[];
+  header: { workspace: string; line: number } | null;
+  end: { entries: number; edges: number; line: number } | null;
+  entryLines: Map<string, number>;
+  /** SUPERSEDES edges by pairKey(src, dst), to their line. */
+  supersedes: Map<string, number>;
+  supersedesList: ExportSummary['supersedes'];
+  edgeCount: number;
+  firstEdgeLine: number;
+  lineNo: number;
+  nonBlank: number;
+  /** A problem that makes the rest of the file meaningless to check. */
+  fatal: boolean;
+}
+
+type ValidateOptions = { name: string; into: string; from?: string };
+type Problem = (message: string) => void;
+
 /**
  * The validating pass: reads the whole file and throws BAD_USER_INPUT naming the first few
  * problems by line, or returns what the writing pass needs.
  */
-export async function validateExport(
-  path: string,
-  opts: { name: string; into: string; from?: string },
-): Promise<ExportSummary> {
-  const problems: string[] = [];
-  const expected = opts.from ?? opts.into;
-  let header: { workspace: string; line: number } | null = null;
-  let end: { entries: number; edges: number; line: number } | null = null;
-  const entryLines = new Map<string, number>();
-  const supersedes = new Map<string, number>();
-  const supersedesList: ExportSummary['supersedes'] = [];
-  let edgeCount = 0;
-  let firstEdgeLine = 0;
-  let lineNo = 0;
-  let nonBlank = 0;
-  let fatal = false;
-
+export async function validateExport(path: string, opts: ValidateOptions): Promise<ExportSummary> {
+  const scan: Scan = {
+    problems: [],
+    header: null,
+    end: null,
+    entryLines: new Map(),
+    supersedes: new Map(),
+    supersedesList: [],
+    edgeCount: 0,
+    firstEdgeLine: 0,
+    lineNo: 0,
+    nonBlank: 0,
+    fatal: false,
+  };
   for await (const line of lines(path)) {
-    lineNo++;
+    scan.lineNo++;
     if (line.trim() === '') continue;
-    nonBlank++;
+    scan.nonBlank++;
     let record: ExportRecord;
     try {
-      record = parseLine(line, lineNo);
+      record = parseLine(line, scan.lineNo);
     } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
-      if (problems.length >= MAX_REPORTED_PROBLEMS) break;
+      scan.problems.push(error instanceof Error ? error.message : String(error));
+      if (scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
       continue;
     }
-    const problem = (message: string) => problems.push(`line ${lineNo}: ${oneLine(message)}`);
-    if (end) {
-      problem(`a ${record.type} record after the end record (line ${end.line})`);
-    } else if (!header && record.type !== 'header') {
-      problem(`the file must start with a header record, not a ${record.type} record`);
-      fatal = true;
-    } else if (record.type === 'header') {
-      if (header) {
-        problem(`a second header record (the first is on line ${header.line})`);
-      } else if (record.workspace !== expected) {
-        const from = JSON.stringify(record.workspace);
-        problem(
-          opts.from === undefined
-            ? `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.into)}; ` +
-                `to import it into ${JSON.stringify(opts.into)}, pass --from ${record.workspace}`
-            : `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.from)} as --from says`,
-        );
-        fatal = true;
-      } else {
-        header = { workspace: record.workspace, line: lineNo };
-      }
-    } else if (record.type === 'entry') {
-      const first = entryLines.get(record.id);
-      if (firstEdgeLine > 0) {
-        problem(`entry ${JSON.stringify(record.id)} after the first edge (line ${firstEdgeLine}): entries come first`);
-      } else if (first !== undefined) {
-        problem(`duplicate entry id ${JSON.stringify(record.id)} (first on line ${first})`);
-      } else {
-        entryLines.set(record.id, lineNo);
-      }
-    } else if (record.type === 'edge') {
-      edgeCount++;
-      if (firstEdgeLine === 0) firstEdgeLine = lineNo;
-      const label = `${record.edgeType} edge ${JSON.stringify(record.src)} -> ${JSON.stringify(record.dst)}`;
-      const missing = [record.src, record.dst].filter((id) => !entryLines.has(id));
-      if (missing.length > 0) {
-        problem(`${label}: no entry ${missing.map((m) => JSON.stringify(m)).join(' or ')} in the file`);
-      } else if (record.edgeType === 'SUPERSEDES') {
-        const reverse = supersedes.get(pairKey(record.dst, record.src));
-        if (reverse !== undefined) {
-          problem(`${label}: the reverse edge on line ${reverse} makes the two entries supersede each other`);
-        } else {
-          supersedes.set(pairKey(record.src, record.dst), lineNo);
-          supersedesList.push({ src: record.src, dst: record.dst, line: lineNo });
-        }
-      }
-    } else {
-      end = { entries: record.entries, edges: record.edges, line: lineNo };
-    }
-    if (fatal || problems.length >= MAX_REPORTED_PROBLEMS) break;
+    checkRecord(scan, record, opts);
+    if (scan.fatal || scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
   }
-
-  const finished = !fatal && problems.length < MAX_REPORTED_PROBLEMS;
-  if (finished && nonBlank === 0) problems.push('the file is empty');
-  else if (finished && !end) {
-    problems.push(`line ${lineNo}: the file ends without an end record; it may be cut off`);
-  } else if (finished && end && (end.entries !== entryLines.size || end.edges !== edgeCount)) {
-    problems.push(
-      `line ${end.line}: the end record counts ${end.entries} entries and ${end.edges} edges, ` +
-        `but the file holds ${entryLines.size} and ${edgeCount}`,
-    );
-  }
+  checkEnding(scan);
+  const { header, problems } = scan;
   if (problems.length > 0 || !header) {
     throw badInput(`${opts.name}: ${problems.join('; ')}; nothing was imported`);
   }
   return {
     name: opts.name,
     path,
-    lines: lineNo,
+    lines: scan.lineNo,
     workspace: header.workspace,
-    entries: entryLines.size,
-    edges: edgeCount,
-    supersedes: supersedesList,
+    entries: scan.entryLines.size,
+    edges: scan.edgeCount,
+    supersedes: scan.supersedesList,
   };
+}
+
+/** Checks one record against its place in the file and what came before it. */
+function checkRecord(scan: Scan, record: ExportRecord, opts: ValidateOptions): void {
+  const problem: Problem = (message) => scan.problems.push(`line ${scan.lineNo}: ${oneLine(message)}`);
+  if (scan.end) {
+    problem(`a ${record.type} record after the end record (line ${scan.end.line})`);
+  } else if (!scan.header && record.type !== 'header') {
+    problem(`the file must start with a header record, not a ${record.type} record`);
+    scan.fatal = true;
+  } else if (record.type === 'header') {
+    checkHeader(scan, record, opts, problem);
+  } else if (record.type === 'entry') {
+    checkEntry(scan, record, problem);
+  } else if (record.type === 'edge') {
+    checkEdge(scan, record, problem);
+  } else {
+    scan.end = { entries: record.entries, edges: record.edges, line: scan.lineNo };
+  }
+}
+
+function checkHeader(
+  scan: Scan,
+  record: Extract<ExportRecord, { type: 'header' }>,
+  opts: ValidateOptions,
+  problem: Problem,
+): void {
+  const expected = opts.from ?? opts.into;
+  if (scan.header) {
+    problem(`a second header record (the first is on line ${scan.header.line})`);
+  } else if (record.workspace !== expected) {
+    const from = JSON.stringify(record.workspace);
+    problem(
+      opts.from === undefined
+        ? `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.into)}; ` +
+            `to import it into ${JSON.stringify(opts.into)}, pass --from ${record.workspace}`
+        : `the file is an export of workspace ${from}, not of ${JSON.stringify(opts.from)} as --from says`,
+    );
+    scan.fatal = true;
+  } else {
+    scan.header = { workspace: record.workspace, line: scan.lineNo };
+  }
+}
+
+function checkEntry(scan: Scan, record: EntryRecord, problem: Problem): void {
+  const first = scan.entryLines.get(record.id);
+  if (scan.firstEdgeLine > 0) {
+    problem(`entry ${JSON.stringify(record.id)} after the first edge (line ${scan.firstEdgeLine}): entries come first`);
+  } else if (first !== undefined) {
+    problem(`duplicate entry id ${JSON.stringify(record.id)} (first on line ${first})`);
+  } else {
+    scan.entryLines.set(record.id, scan.lineNo);
+  }
+}
+
+/** An edge's ends must be entries of the file, and no two entries may supersede each other. */
+function checkEdge(scan: Scan, record: EdgeRecord, problem: Problem): void {
+  scan.edgeCount++;
+  if (scan.firstEdgeLine === 0) scan.firstEdgeLine = scan.lineNo;
+  const label = `${record.edgeType} edge ${JSON.stringify(record.src)} -> ${JSON.stringify(record.dst)}`;
+  const missing = [record.src, record.dst].filter((id) => !scan.entryLines.has(id));
+  if (missing.length > 0) {
+    problem(`${label}: no entry ${missing.map((m) => JSON.stringify(m)).join(' or ')} in the file`);
+  } else if (record.edgeType === 'SUPERSEDES') {
+    const reverse = scan.supersedes.get(pairKey(record.dst, record.src));
+    if (reverse !== undefined) {
+      problem(`${label}: the reverse edge on line ${reverse} makes the two entries supersede each other`);
+    } else {
+      scan.supersedes.set(pairKey(record.src, record.dst), scan.lineNo);
+      scan.supersedesList.push({ src: record.src, dst: record.dst, line: scan.lineNo });
+    }
+  }
+}
+
+/** Once the whole file is read: not empty, not cut off, and the end record's counts match. */
+function checkEnding(scan: Scan): void {
+  const { problems, end } = scan;
+  const finished = !scan.fatal && problems.length < MAX_REPORTED_PROBLEMS;
+  if (finished && scan.nonBlank === 0) problems.push('the file is empty');
+  else if (finished && !end) {
+    problems.push(`line ${scan.lineNo}: the file ends without an end record; it may be cut off`);
+  } else if (finished && end && (end.entries !== scan.entryLines.size || end.edges !== scan.edgeCount)) {
+    problems.push(
+      `line ${end.line}: the end record counts ${end.entries} entries and ${end.edges} edges, ` +
+        `but the file holds ${scan.entryLines.size} and ${scan.edgeCount}`,
+    );
+  }
 }
 
 type Write = <T>(fn: (scope: WriteScope) => Promise<T>) => Promise<T>;
@@ -407,23 +463,7 @@ async function insertEntries(
     batch.map((e) => e.id),
   );
   const fresh = batch.filter((e) => !existing.has(e.id));
-  const entryRows = fresh.map((e) => ({
-    id: e.id,
-    content: e.content,
-    contentHash: contentHash(e.content),
-    source: e.source,
-    kind: e.kind,
-    status: e.status,
-    volatility: e.volatility,
-    volatilitySource: e.volatilitySource,
-    importance: e.importance,
-    claimTag: e.claimTag,
-    evidenceRef: e.evidenceRef,
-    recallCount: e.recallCount,
-    observedAt: e.observedAt,
-    createdAt: e.createdAt,
-    updatedAt: e.updatedAt,
-  }));
+  const entryRows = fresh.map(entryRowOf);
   // The FTS insert trigger indexes each row in this same transaction.
   for (const rows of chunks(entryRows, ROWS_PER_INSERT)) await db.insert(entries).values(rows);
   const tagRows = fresh.flatMap((e) => normalizeTags(e.tags).map((tag) => ({ entryId: e.id, tag })));
@@ -450,16 +490,7 @@ async function insertEdges(db: Db, batch: readonly EdgeRecord[]): Promise<number
       );
     }
     const [src, dst] = canonicalEnds(e.src, e.dst, e.edgeType);
-    return {
-      src,
-      dst,
-      type: e.edgeType,
-      weight: e.weight,
-      provenance: e.provenance,
-      metadata: e.metadata == null ? null : JSON.stringify(e.metadata),
-      createdAt: e.createdAt,
-      updatedAt: e.updatedAt,
-    };
+    return edgeToRow({ ...edgeOfRecord(e), src, dst });
   });
   let imported = 0;
   for (const chunk of chunks(rows, ROWS_PER_INSERT)) {

@@ -9,7 +9,11 @@ import {
   VOLATILITIES,
   VOLATILITY_SOURCES,
 } from '../contract/enums.ts';
+import type { EdgeSnapshot } from '../contract/events.ts';
 import { INSTANTS, LIMITS } from '../contract/limits.ts';
+import { entryToRow, type NewEntryRow } from '../db/mappers.ts';
+import type { EntryRow, RevisionRow } from '../db/schema.ts';
+import { contentHash } from '../memory/model.ts';
 
 /**
  * The JSON Lines export format, version 1: one record per line, each with a `type`.
@@ -99,3 +103,65 @@ export type EdgeRecord = z.infer<typeof edgeRecord>;
 /** What export writes (timestamps as ISO strings). */
 export type EntryRecordOut = z.input<typeof entryRecord>;
 export type EdgeRecordOut = z.input<typeof edgeRecord>;
+
+/** An entry of the workspace as export writes it, with its tags and its revisions oldest first. */
+export function entryRecordOf(
+  entry: EntryRow,
+  tags: readonly string[],
+  revisions: readonly RevisionRow[],
+): EntryRecordOut {
+  return {
+    type: 'entry',
+    id: entry.id,
+    content: entry.content,
+    contentHash: entry.contentHash,
+    source: entry.source,
+    kind: entry.kind,
+    status: entry.status,
+    volatility: entry.volatility,
+    volatilitySource: entry.volatilitySource,
+    importance: entry.importance,
+    claimTag: entry.claimTag,
+    evidenceRef: entry.evidenceRef,
+    recallCount: entry.recallCount,
+    observedAt: entry.observedAt == null ? null : iso(entry.observedAt),
+    createdAt: iso(entry.createdAt),
+    updatedAt: iso(entry.updatedAt),
+    tags: [...tags],
+    revisions: revisions.map((r) => ({ content: r.content, op: r.op, at: iso(r.at) })),
+  };
+}
+
+/** The row an imported entry is stored as; its content hash is recomputed, never trusted. */
+export function entryRowOf(record: EntryRecord): NewEntryRow {
+  return entryToRow({ ...record, contentHash: contentHash(record.content) });
+}
+
+/** An edge of the workspace as export writes it. */
+export function edgeRecordOf(edge: EdgeSnapshot): EdgeRecordOut {
+  return {
+    type: 'edge',
+    src: edge.src,
+    dst: edge.dst,
+    edgeType: edge.type,
+    weight: edge.weight,
+    provenance: edge.provenance,
+    metadata: edge.metadata,
+    createdAt: iso(edge.createdAt),
+    updatedAt: iso(edge.updatedAt),
+  };
+}
+
+/** An imported edge as the workspace holds it. */
+export function edgeOfRecord(record: EdgeRecord): EdgeSnapshot {
+  return {
+    src: record.src,
+    dst: record.dst,
+    type: record.edgeType,
+    weight: record.weight,
+    provenance: record.provenance,
+    metadata: record.metadata,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}

@@ -3,8 +3,8 @@ import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIMITS } from '../contract/limits.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
+import { edgeSnapshot } from '../db/mappers.ts';
 import type { EntryRow } from '../db/schema.ts';
-import { edgeSnapshot } from '../memory/link.ts';
 import { entriesByIds } from '../memory/queries.ts';
 import { edgesAmong, walkGraph } from './graph.ts';
 

@@ -4,7 +4,8 @@ import { badInput } from '../contract/errors.ts';
 import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { entryRows, jsonList } from '../db/rows.ts';
+import { entryFromRow } from '../db/mappers.ts';
+import { jsonList } from '../db/rows.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
@@ -165,7 +166,7 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
     FROM entries e
     WHERE e.id IN ${jsonList(ids)} AND ${prefilter}`);
   for (const row of rows) {
-    const entry = entryRows.read(row);
+    const entry = entryFromRow(row);
     out.set(entry.id, { entry, tags: JSON.parse(row.tags_json) as string[], supersededBy: row.superseded_by });
   }
   return out;

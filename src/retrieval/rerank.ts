@@ -1,4 +1,3 @@
-import type { Volatility } from '../contract/enums.ts';
 import type { EntryRow } from '../db/schema.ts';
 import { RANKING_POLICY, type RankingPolicy } from './policy.ts';
 import { lightStem, tokenize } from './query.ts';
@@ -15,7 +14,7 @@ export function decayFactor(
   asOfMs: number,
   policy: RankingPolicy = RANKING_POLICY,
 ): number {
-  const rule = policy.decay[entry.volatility as Volatility] ?? policy.decay.EVOLVING;
+  const rule = policy.decay[entry.volatility] ?? policy.decay.EVOLVING;
   const age = Math.max(0, asOfMs - (entry.observedAt ?? entry.updatedAt));
   return rule.floor + (1 - rule.floor) * 0.5 ** (age / rule.halfLifeMs);
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@libsql/client';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EntryKind, EntryStatus, Volatility } from '../../src/contract/enums.ts';
+import type { ClaimTag, EdgeType, EntryKind, EntryStatus, Volatility } from '../../src/contract/enums.ts';
 import { DomainError } from '../../src/contract/errors.ts';
 import { drizzleFor, locateWorkspace, migrateDb, openClient, type RootDb } from '../../src/db/client.ts';
 import { edges, entries, tags } from '../../src/db/schema.ts';
@@ -28,7 +28,7 @@ interface Seed {
   kind?: EntryKind;
   status?: EntryStatus;
   volatility?: Volatility;
-  claimTag?: string;
+  claimTag?: ClaimTag;
   importance?: number;
   observedAt?: Date | null;
   tags?: string[];
@@ -57,7 +57,7 @@ async function add(seed: Seed): Promise<string> {
   return id;
 }
 
-async function link(src: string, dst: string, type = 'RELATES_TO', weight = 1): Promise<void> {
+async function link(src: string, dst: string, type: EdgeType = 'RELATES_TO', weight = 1): Promise<void> {
   await db.insert(edges).values({ src, dst, type, weight, provenance: 'EXPLICIT', createdAt: 1, updatedAt: 1 });
 }
 

@@ -1,5 +1,7 @@
 import type { EdgeSnapshot } from '../../contract/events.ts';
-import { checkLinkInput, edgeSnapshot, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
+import { edgeSnapshot } from '../../db/mappers.ts';
+import type { EdgeRow } from '../../db/schema.ts';
+import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';

@@ -1,4 +1,5 @@
-import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import type { CaptureOutcome } from '../../contract/enums.ts';
+import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
@@ -46,19 +47,19 @@ EntryRef.implement({
     kind: t.field({
       type: EntryKindEnum,
       description: 'What kind of memory this is.',
-      resolve: (e) => e.kind as never,
+      resolve: (e) => e.kind,
     }),
-    status: t.field({ type: EntryStatusEnum, description: 'Lifecycle status.', resolve: (e) => e.status as never }),
+    status: t.field({ type: EntryStatusEnum, description: 'Lifecycle status.', resolve: (e) => e.status }),
     volatility: t.field({
       type: VolatilityEnum,
       description: 'How fast it goes out of date.',
-      resolve: (e) => e.volatility as never,
+      resolve: (e) => e.volatility,
     }),
     importance: t.exposeFloat('importance', { description: 'Importance from 0 to 1.' }),
     claimTag: t.field({
       type: ClaimTagEnum,
       description: 'How well it is supported.',
-      resolve: (e) => e.claimTag as never,
+      resolve: (e) => e.claimTag,
     }),
     evidenceRef: t.exposeString('evidenceRef', { nullable: true, description: 'A pointer to the evidence behind it.' }),
     recallCount: t.exposeInt('recallCount', { description: 'How many times recall has returned it.' }),
@@ -120,20 +121,20 @@ RevisionRef.implement({
   description: 'The content of an entry as it was before an append or update.',
   fields: (t) => ({
     content: t.exposeString('content', { description: 'The earlier content.' }),
-    op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op as never }),
+    op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
   }),
 });
 
 const CaptureResultRef = builder
-  .objectRef<{ outcome: string; entry: EntryRow; matchId: string | null }>('CaptureResult')
+  .objectRef<{ outcome: CaptureOutcome; entry: EntryRow; matchId: string | null }>('CaptureResult')
   .implement({
     description: 'What a capture did and the entry it concerns.',
     fields: (t) => ({
       outcome: t.field({
         type: CaptureOutcomeEnum,
         description: 'STORED, BLOCKED, MERGED or REPLACED.',
-        resolve: (r) => r.outcome as never,
+        resolve: (r) => r.outcome,
       }),
       entry: t.field({
         type: EntryRef,

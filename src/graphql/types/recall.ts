@@ -1,5 +1,5 @@
 import { GRAPH_WALK, READ_DEFAULTS } from '../../contract/policy.ts';
-import { edgeSnapshot } from '../../memory/link.ts';
+import { edgeSnapshot } from '../../db/mappers.ts';
 import { type RecallHitResult, type RecallOutput, recallEntries } from '../../retrieval/pipeline.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
