@@ -16,9 +16,9 @@ import { LIST_PAGES } from '../contract/limits.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
 
 /**
- * Where the document limits sit. CONTRACT §8 promises that a document of depth ≤ 8,
- * ≤ 15 aliases, ≤ 2,000 tokens and ≤ 100 fields per selection set, with arguments in
- * range, is never rejected, and that depth ≥ 20, ≥ 100 aliases or ≥ 10,000 tokens always is.
+ * Where the document limits sit: a document of depth ≤ 8, ≤ 15 aliases, ≤ 2,000 tokens and
+ * ≤ 100 fields per selection set, with arguments in range, is never rejected; one of depth
+ * ≥ 20, ≥ 100 aliases or ≥ 10,000 tokens always is.
  */
 export const DOCUMENT_LIMITS = {
   maxDepth: 15,

@@ -99,7 +99,11 @@ const DASHBOARD_PATHS = new Set(['/', '/index.html', '/app.js', '/app.css']);
 function createRouter(deps: HttpDeps): RequestListener {
   const { config, yoga, gate, logger } = deps;
   const dashboard = createDashboardHandler({ onBuildError: (err) => logger.error({ err }, 'dashboard build failed') });
-  const playground = createPlayground({ endpoint: GRAPHQL_PATH, title: 'Mini-Sphere' });
+  const playground = createPlayground({
+    endpoint: GRAPHQL_PATH,
+    title: 'Mini-Sphere',
+    tokenMode: () => gate.knownTokenMode,
+  });
   const direct = deps.directPost
     ? createDirectPost(yoga, { path: GRAPHQL_PATH, onError: (err) => logger.error({ err }, 'unexpected error') })
     : null;

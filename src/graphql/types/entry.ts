@@ -235,7 +235,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   capture: t.field({
     type: CaptureResultRef,
-    description: 'Stores a memory, or reports the duplicate it matches (CONTRACT §5).',
+    description:
+      'Stores a memory. With `replaces`, the new entry supersedes that one (REPLACED); an entry with the same content is reused instead, gaining any new tags (MERGED) or left as it is (BLOCKED); otherwise STORED.',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: (_r, { input }, ctx) => runWrite(ctx, (scope) => captureEntry(scope, captureOf(input))),

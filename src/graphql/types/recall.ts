@@ -126,7 +126,8 @@ const RecallFilterRef = builder.inputType('RecallFilter', {
 builder.queryFields((t) => ({
   recall: t.field({
     type: RecallResultRef,
-    description: 'Ranked recall: keyword (BM25) and graph arms, fused, reranked and budgeted (CONTRACT §6).',
+    description:
+      'Ranked recall: time phrases in the query become a range; a keyword (BM25) arm and a graph walk from its top hits are fused (RRF), reranked by freshness, recall count, importance and tags, diversified (MMR) and cut to a 12,000-character snippet budget.',
     args: {
       query: t.arg.string({
         required: true,
