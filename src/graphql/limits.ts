@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIST_PAGES } from '../contract/limits.ts';
+import { NODE_IDS_MAX } from '../contract/node-ids.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
 
 /**
@@ -50,6 +51,9 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
       return arg('limit', READ_DEFAULTS.eventLog.limit);
     case 'graphView':
       return GRAPH_WALK.nodeCap * (1 + arg('hops', READ_DEFAULTS.graphView.hops));
+    // Past NODE_IDS_MAX its resolver refuses with BAD_USER_INPUT; below, each id is one object.
+    case 'nodes':
+      return Math.min(listLength(field, 'ids', variables), NODE_IDS_MAX);
     // Past their maximum these are refused by their resolvers with BAD_USER_INPUT, which
     // says more than a cost figure would.
     case 'revisions':
@@ -62,6 +66,14 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
     default:
       return 1;
   }
+}
+
+/** How many values a list argument holds, literal or variable (1 when unknown). */
+function listLength(field: FieldNode, name: string, variables: Record<string, unknown>): number {
+  const node = field.arguments?.find((a) => a.name.value === name)?.value;
+  if (node?.kind === Kind.LIST) return Math.max(1, node.values.length);
+  const value = node?.kind === Kind.VARIABLE ? variables[node.name.value] : undefined;
+  return Array.isArray(value) ? Math.max(1, value.length) : 1;
 }
 
 function literalValue(node: ValueNode, variables: Record<string, unknown>): unknown {

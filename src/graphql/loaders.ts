@@ -1,10 +1,13 @@
 import DataLoader from 'dataloader';
+import { type EdgeKey, edgeKeyString } from '../contract/node-ids.ts';
 import type { Db } from '../db/client.ts';
 import type { EdgeRow, EntryRow, RevisionRow } from '../db/schema.ts';
 import {
+  edgesByKeys,
   edgesTouching,
   entriesByIds,
   revisionsByEntryIds,
+  revisionsByRowIds,
   supersededAmong,
   tagsByEntryIds,
 } from '../memory/queries.ts';
@@ -32,6 +35,17 @@ export function createLoaders(db: Db) {
         if (e.dst !== e.src) map.set(e.dst, [...(map.get(e.dst) ?? []), e]);
       }
       return ids.map((id) => map.get(id) ?? []);
+    }),
+    edge: new DataLoader<EdgeKey, EdgeRow | null, string>(
+      async (keys) => {
+        const rows = new Map((await edgesByKeys(db, keys)).map((e) => [edgeKeyString(e), e]));
+        return keys.map((k) => rows.get(edgeKeyString(k)) ?? null);
+      },
+      { cacheKeyFn: edgeKeyString },
+    ),
+    revision: new DataLoader<number, RevisionRow | null>(async (ids) => {
+      const rows = new Map((await revisionsByRowIds(db, ids)).map((r) => [r.id, r]));
+      return ids.map((id) => rows.get(id) ?? null);
     }),
     superseded: new DataLoader<string, boolean>(async (ids) => {
       const set = await supersededAmong(db, ids);

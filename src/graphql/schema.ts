@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 // Each type module registers its types and fields with the builder.
 import './types/scalars.ts';
 import './types/enums.ts';
+import './types/node.ts';
 import './types/entry.ts';
 import './types/edge.ts';
 import './types/connection.ts';

@@ -2,6 +2,7 @@ import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } 
 import type { EntryKind, EntryStatus } from '../contract/enums.ts';
 import { notFound } from '../contract/errors.ts';
 import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
+import type { EdgeKey } from '../contract/node-ids.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeRows, entryRows, jsonList } from '../db/rows.ts';
@@ -57,6 +58,26 @@ export async function edgesTouching(db: Db, ids: readonly string[]): Promise<Edg
   if (ids.length === 0) return [];
   const list = jsonList(ids);
   return edgeRows.all(db, sql`WHERE src IN ${list} OR dst IN ${list} ORDER BY weight DESC, created_at`);
+}
+
+/** The edges with these (src, dst, type) keys, in no particular order; unknown keys are left out. */
+export async function edgesByKeys(db: Db, keys: readonly EdgeKey[]): Promise<EdgeRow[]> {
+  if (keys.length === 0) return [];
+  const list = JSON.stringify(keys.map((k) => [k.src, k.dst, k.type]));
+  // One lookup per key through the (src, dst, type) unique index.
+  return edgeRows.all(
+    db,
+    sql`WHERE (src, dst, type) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(${list}))`,
+  );
+}
+
+/** The revisions with these row ids, in no particular order; unknown ids are left out. */
+export async function revisionsByRowIds(db: Db, ids: readonly number[]): Promise<RevisionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(revisions)
+    .where(inArray(revisions.id, [...ids]));
 }
 
 /** The ids among `ids` that a SUPERSEDES edge points at. */

@@ -1,4 +1,5 @@
 import type { EdgeSnapshot } from '../../contract/events.ts';
+import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
 import type { EdgeRow } from '../../db/schema.ts';
 import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
@@ -7,12 +8,19 @@ import { checkedFirst, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
+import { NodeRef } from './node.ts';
 
 export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
 
 EdgeRef.implement({
   description: 'A typed, weighted link between two entries of one workspace.',
+  interfaces: [NodeRef],
   fields: (t) => ({
+    id: t.id({
+      description:
+        'Opaque global id for `node`, from src, dst and type: it stays the same through re-linking and after unlink and link again.',
+      resolve: (e) => edgeNodeId(e),
+    }),
     src: t.exposeID('src', { description: 'Source entry id (for RELATES_TO, the smaller id).' }),
     dst: t.exposeID('dst', { description: 'Target entry id (for RELATES_TO, the larger id).' }),
     type: t.field({ type: EdgeTypeEnum, description: 'The relation.', resolve: (e) => e.type }),

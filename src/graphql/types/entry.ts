@@ -1,5 +1,6 @@
 import type { CaptureOutcome } from '../../contract/enums.ts';
 import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import { revisionNodeId } from '../../contract/node-ids.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
@@ -27,6 +28,7 @@ import {
   RevisionOpEnum,
   VolatilityEnum,
 } from './enums.ts';
+import { NodeRef, VALUE } from './node.ts';
 
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
@@ -40,8 +42,11 @@ const CONNECTIONS_FIRST = {
 
 EntryRef.implement({
   description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
+  interfaces: [NodeRef],
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Opaque id, unique across workspaces and never reused.' }),
+    id: t.exposeID('id', {
+      description: 'Opaque id, unique across workspaces and never reused; also its global id for `node`.',
+    }),
     content: t.exposeString('content', { description: 'The memory text.' }),
     source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
     kind: t.field({
@@ -119,7 +124,12 @@ EntryRef.implement({
 
 RevisionRef.implement({
   description: 'The content of an entry as it was before an append or update.',
+  interfaces: [NodeRef],
   fields: (t) => ({
+    id: t.id({
+      description: 'Opaque global id for `node`, from the revision’s row and its entry; gone with the entry.',
+      resolve: (r) => revisionNodeId({ entryId: r.entryId, n: r.id }),
+    }),
     content: t.exposeString('content', { description: 'The earlier content.' }),
     op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
@@ -129,7 +139,7 @@ RevisionRef.implement({
 const CaptureResultRef = builder
   .objectRef<{ outcome: CaptureOutcome; entry: EntryRow; matchId: string | null }>('CaptureResult')
   .implement({
-    description: 'What a capture did and the entry it concerns.',
+    description: `What a capture did and the entry it concerns. ${VALUE}`,
     fields: (t) => ({
       outcome: t.field({
         type: CaptureOutcomeEnum,
@@ -149,7 +159,7 @@ const CaptureResultRef = builder
   });
 
 const ForgetResultRef = builder.objectRef<{ id: string; forgotten: boolean }>('ForgetResult').implement({
-  description: 'The outcome of forget.',
+  description: `The outcome of forget. ${VALUE}`,
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The forgotten entry id.' }),
     forgotten: t.exposeBoolean('forgotten', { description: 'True once the entry and everything of it is gone.' }),

@@ -5,9 +5,10 @@ import { readDb } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
+import { VALUE } from './node.ts';
 
 const GraphNodeRef = builder.objectRef<GraphViewNode>('GraphNode').implement({
-  description: 'An entry in a graph view, with its distance from the nearest seed.',
+  description: `An entry in a graph view, with its distance from the nearest seed. ${VALUE}`,
   fields: (t) => ({
     entry: t.field({
       type: EntryRef,
@@ -22,7 +23,7 @@ const GraphNodeRef = builder.objectRef<GraphViewNode>('GraphNode').implement({
 });
 
 const GraphViewRef = builder.objectRef<GraphView>('GraphView').implement({
-  description: 'The neighbourhood of some entries: nodes, and every edge among them.',
+  description: `The neighbourhood of some entries: nodes, and every edge among them. ${VALUE}`,
   fields: (t) => ({
     nodes: t.field({
       type: [GraphNodeRef],

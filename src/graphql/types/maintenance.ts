@@ -1,6 +1,7 @@
 import { checkStalenessLimit, runStalenessPass, type StalenessReport } from '../../memory/staleness.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, runWrite } from '../guards.ts';
+import { VALUE } from './node.ts';
 
 const DEFAULT_STALENESS_LIMIT = 500;
 
@@ -12,7 +13,7 @@ function limitOf(args: LimitArg): number {
 }
 
 const StalenessReportRef = builder.objectRef<StalenessReport>('StalenessReport').implement({
-  description: 'What one staleness pass did to the workspace.',
+  description: `What one staleness pass did to the workspace. ${VALUE}`,
   fields: (t) => ({
     scanned: t.exposeInt('scanned', {
       description:

@@ -6,11 +6,12 @@ import { readDb } from '../guards.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
 import { ClaimTagEnum, EntryKindEnum, EntryStatusEnum, RecallArmEnum, VolatilityEnum } from './enums.ts';
+import { VALUE } from './node.ts';
 
 type Explain = RecallHitResult['explain'];
 
 const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
-  description: 'The parts of a recall hit’s score.',
+  description: `The parts of a recall hit’s score. ${VALUE}`,
   fields: (t) => ({
     keywordRank: t.exposeInt('keywordRank', {
       nullable: true,
@@ -44,7 +45,7 @@ const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
 });
 
 const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
-  description: 'One recalled entry, with why and how it was found.',
+  description: `One recalled entry, with why and how it was found. ${VALUE}`,
   fields: (t) => ({
     entry: t.field({ type: EntryRef, description: 'The entry.', resolve: (h) => h.entry }),
     rank: t.exposeInt('rank', { description: 'Final position, 1-based, after diversity (MMR).' }),
@@ -67,7 +68,7 @@ const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
 });
 
 const TimeRangeRef = builder.objectRef<NonNullable<RecallOutput['timeRange']>>('TimeRange').implement({
-  description: 'A time range read from the query; `to` is exclusive.',
+  description: `A time range read from the query; \`to\` is exclusive. ${VALUE}`,
   fields: (t) => ({
     from: t.field({ type: 'DateTime', nullable: true, description: 'Start, inclusive.', resolve: (r) => r.from }),
     to: t.field({ type: 'DateTime', nullable: true, description: 'End, exclusive.', resolve: (r) => r.to }),
@@ -76,7 +77,7 @@ const TimeRangeRef = builder.objectRef<NonNullable<RecallOutput['timeRange']>>('
 });
 
 const RecallOmissionRef = builder.objectRef<RecallOutput['omitted'][number]>('RecallOmission').implement({
-  description: 'A candidate recall dropped, and why.',
+  description: `A candidate recall dropped, and why. ${VALUE}`,
   fields: (t) => ({
     entryId: t.exposeID('entryId', { description: 'The dropped entry.' }),
     reason: t.exposeString('reason', { description: 'Why it was dropped.' }),
@@ -84,7 +85,7 @@ const RecallOmissionRef = builder.objectRef<RecallOutput['omitted'][number]>('Re
 });
 
 const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implement({
-  description: 'Ranked memories for a plain-language query, within a character budget.',
+  description: `Ranked memories for a plain-language query, within a character budget. ${VALUE}`,
   fields: (t) => ({
     query: t.exposeString('query', { description: 'The query as given.' }),
     queryUsed: t.exposeString('queryUsed', { description: 'The query with its time phrase removed.' }),

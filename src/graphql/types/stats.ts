@@ -5,9 +5,10 @@ import { type CountBy, type TagCount, tagCounts, type WorkspaceStats, workspaceS
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
 import { EntryRef } from './entry.ts';
+import { VALUE } from './node.ts';
 
 export const TagCountRef = builder.objectRef<TagCount>('TagCount').implement({
-  description: 'A tag and how many entries carry it.',
+  description: `A tag and how many entries carry it. ${VALUE}`,
   fields: (t) => ({
     tag: t.exposeString('tag', { description: 'The normalized tag.' }),
     count: t.exposeInt('count', { description: 'Entries carrying it.' }),
@@ -15,7 +16,7 @@ export const TagCountRef = builder.objectRef<TagCount>('TagCount').implement({
 });
 
 const CountByRef = builder.objectRef<CountBy>('CountBy').implement({
-  description: 'A count of entries or edges sharing one value.',
+  description: `A count of entries or edges sharing one value. ${VALUE}`,
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The value (an enum name).' }),
     count: t.exposeInt('count', { description: 'How many.' }),
@@ -23,8 +24,12 @@ const CountByRef = builder.objectRef<CountBy>('CountBy').implement({
 });
 
 const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
-  description: 'Counts over the whole workspace.',
+  description: 'Counts over the whole workspace: one per workspace, so `workspace` is its cache key.',
   fields: (t) => ({
+    workspace: t.id({
+      description: 'The caller’s workspace id: the key a client caches this by (there is one Stats per workspace).',
+      resolve: (_s, _a, ctx) => ctx.workspace.id,
+    }),
     entries: t.exposeInt('entries', { description: 'Entries.' }),
     edges: t.exposeInt('edges', { description: 'Edges.' }),
     tags: t.exposeInt('tags', { description: 'Distinct tags.' }),
@@ -54,8 +59,12 @@ const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
 });
 
 const BriefRef = builder.objectRef<Brief>('Brief').implement({
-  description: 'A digest of the workspace for an agent’s prompt.',
+  description: 'A digest of the workspace for an agent’s prompt: one per workspace, so `workspace` is its cache key.',
   fields: (t) => ({
+    workspace: t.id({
+      description: 'The caller’s workspace id: the key a client caches this by (there is one Brief per workspace).',
+      resolve: (_b, _a, ctx) => ctx.workspace.id,
+    }),
     text: t.exposeString('text', { description: 'Plain text, at most 2,000 characters.' }),
     stats: t.field({ type: StatsRef, description: 'Workspace counts.', resolve: (b) => b.stats }),
     recent: t.field({ type: [EntryRef], description: 'The newest entries.', resolve: (b): EntryRow[] => b.recent }),
