@@ -1,7 +1,6 @@
 import type { EdgeSnapshot } from '../../contract/events.ts';
 import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
-import type { EdgeRow } from '../../db/schema.ts';
 import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, runWrite } from '../guards.ts';

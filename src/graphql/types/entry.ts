@@ -1,5 +1,5 @@
 import type { CaptureOutcome } from '../../contract/enums.ts';
-import { checkContent, checkRange, LIST_PAGES } from '../../contract/limits.ts';
+import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { revisionNodeId } from '../../contract/node-ids.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
