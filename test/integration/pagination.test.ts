@@ -35,7 +35,7 @@ async function batch(ws: string, op: string, vars: Record<string, unknown>[]): P
   for (let s = 0; s < vars.length; s += 25) {
     const chunk = vars.slice(s, s + 25);
     const [head, body] = splitOp(op);
-    const defs = chunk.flatMap((v, k) => head.map((d) => d.replace('$', `$v${k}_`)));
+    const defs = chunk.flatMap((_, k) => head.map((d) => d.replace('$', `$v${k}_`)));
     const fields = chunk.map((_, k) => `m${k}: ${body.replace(/\$(\w+)/g, `$v${k}_$1`)}`);
     const variables = Object.fromEntries(
       chunk.flatMap((v, k) => Object.entries(v).map(([name, value]) => [`v${k}_${name}`, value])),
@@ -313,10 +313,10 @@ describe('after cursors on revisions, connections and tags', () => {
     const walked: string[] = [];
     let after: string | null = null;
     for (let guard = 0; guard < 10; guard++) {
-      const got = (await srv.gqlOk(REV, { id, first: 2, after }, { workspace: ws })).entry.revisions;
+      const got: Data[] = (await srv.gqlOk(REV, { id, first: 2, after }, { workspace: ws })).entry.revisions;
       if (got.length === 0) break;
       walked.push(...got.map((r: Data) => r.content));
-      after = got.at(-1).cursor;
+      after = got.at(-1)?.cursor;
     }
     expect(walked).toEqual(all.map((r: Data) => r.content));
     const foreign = await srv.gql(REV, { id, after: 'bm9wZQ' }, { workspace: ws });
@@ -376,10 +376,10 @@ describe('after cursors on revisions, connections and tags', () => {
     const walked: string[] = [];
     let after: string | null = null;
     for (let guard = 0; guard < 10; guard++) {
-      const got = (await srv.gqlOk(TAGS, { first: 2, after }, { workspace: ws })).tags;
+      const got: Data[] = (await srv.gqlOk(TAGS, { first: 2, after }, { workspace: ws })).tags;
       if (got.length === 0) break;
       walked.push(...got.map((t: Data) => t.tag));
-      after = got.at(-1).cursor;
+      after = got.at(-1)?.cursor;
     }
     expect(walked).toEqual(all.map((t: Data) => t.tag));
     const entryCursor = (await page({ first: 1 })).edges[0].cursor;
