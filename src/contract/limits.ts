@@ -18,10 +18,12 @@ export const LIMITS = {
 } as const;
 
 /**
- * Lists under an entry and the workspace's tag list are bounded pages: `first` items at most,
- * with this default when it is absent and this range when it is given.
+ * Lists under an entry, the workspace's tag list and the entries listing are bounded pages:
+ * `first` (or, for entries, `last`) items at most, with this default when neither is given
+ * and this range when one is.
  */
 export const LIST_PAGES = {
+  entries: { first: 50, range: [1, 200] },
   revisions: { first: 50, range: [1, 200] },
   connections: { first: 50, range: [1, 200] },
   tags: { first: 1_000, range: [1, 10_000] },

@@ -49,6 +49,13 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
       return arg('n', READ_DEFAULTS.recent.n);
     case 'eventLog':
       return arg('limit', READ_DEFAULTS.eventLog.limit);
+    case 'entries':
+      return Math.min(
+        field.arguments?.some((a) => a.name.value === 'last')
+          ? arg('last', LIST_PAGES.entries.first)
+          : arg('first', LIST_PAGES.entries.first),
+        LIST_PAGES.entries.range[1],
+      );
     case 'graphView':
       return GRAPH_WALK.nodeCap * (1 + arg('hops', READ_DEFAULTS.graphView.hops));
     // Past NODE_IDS_MAX its resolver refuses with BAD_USER_INPUT; below, each id is one object.

@@ -12,6 +12,7 @@ import './types/stats.ts';
 import './types/recall.ts';
 import './types/events.ts';
 import './types/maintenance.ts';
+import './types/entry-page.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import type { Direction, EdgeType } from '../contract/enums.ts';
 import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIST_PAGES } from '../contract/limits.ts';
@@ -19,6 +20,8 @@ export interface ConnectionsRequest {
   /** OUT or IN; BOTH or absent for all. */
   direction?: Direction | null;
   first?: number | null;
+  /** A connection's cursor: list only those after it. */
+  after?: string | null;
 }
 
 /** A checked request: `first` is within LIST_PAGES.connections. */
@@ -26,17 +29,55 @@ export interface ConnectionsPage {
   type: EdgeType | null;
   direction: Direction | null;
   first: number;
+  after: EdgeRank | null;
+}
+
+/**
+ * An edge's place in the heaviest-first order: weight descending, then oldest first, then
+ * src, dst and type, which together are unique. A weight that changes between pages moves
+ * its edge, so a walk may see it twice or miss it.
+ */
+type EdgeRank = [weight: number, createdAt: number, src: string, dst: string, type: string];
+
+const rankOf = (e: Pick<EdgeRow, 'weight' | 'createdAt' | 'src' | 'dst' | 'type'>): EdgeRank => [
+  e.weight,
+  e.createdAt,
+  e.src,
+  e.dst,
+  e.type,
+];
+
+/** Whether `a` comes after `b` in the heaviest-first order. */
+function rankedAfter(a: EdgeRank, b: EdgeRank): boolean {
+  if (a[0] !== b[0]) return a[0] < b[0];
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return (a[i] ?? '') > (b[i] ?? '');
+  return false;
+}
+
+/** The opaque cursor of a connection: its edge's place in the heaviest-first order. */
+export function connectionCursor(c: Connection): string {
+  return encodeCursor('connections', rankOf(c.edge));
 }
 
 /** Checks a connections request before anything is read. */
 export function connectionsPage(request: ConnectionsRequest): ConnectionsPage {
   const first = checkRange(request.first ?? LIST_PAGES.connections.first, LIST_PAGES.connections.range, 'first');
-  return { type: request.type ?? null, direction: request.direction ?? null, first };
+  const after =
+    request.after == null
+      ? null
+      : (decodeCursor(
+          request.after,
+          'connections',
+          ['number', 'integer', 'string', 'string', 'string'],
+          'after',
+        ) as EdgeRank);
+  return { type: request.type ?? null, direction: request.direction ?? null, first, after };
 }
 
 /**
  * The first `page.first` of the edges touching `entryId` that match the page's type and
- * direction, as connections from that entry, in the order given (heaviest first). A
+ * direction (and lie after its cursor), as connections from that entry, in the order
+ * given (heaviest first, as edgesTouching reads them). A
  * RELATES_TO edge runs both ways, so every direction filter keeps it.
  */
 export function connectionsOf(entryId: string, edges: readonly EdgeRow[], page: ConnectionsPage): Connection[] {
@@ -44,6 +85,7 @@ export function connectionsOf(entryId: string, edges: readonly EdgeRow[], page: 
   for (const e of edges) {
     if (out.length >= page.first) break;
     if (page.type && e.type !== page.type) continue;
+    if (page.after && !rankedAfter(rankOf(e), page.after)) continue;
     const dir: Direction = e.type === 'RELATES_TO' ? 'BOTH' : e.src === entryId ? 'OUT' : 'IN';
     if (page.direction && page.direction !== 'BOTH' && dir !== 'BOTH' && dir !== page.direction) continue;
     out.push({ edge: edgeSnapshot(e), direction: dir, otherId: e.src === entryId ? e.dst : e.src });

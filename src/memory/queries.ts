@@ -1,4 +1,5 @@
 import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
+import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import type { EntryKind, EntryStatus } from '../contract/enums.ts';
 import { notFound } from '../contract/errors.ts';
 import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
@@ -57,7 +58,8 @@ export async function revisionsByEntryIds(db: Db, ids: readonly string[]): Promi
 export async function edgesTouching(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
   if (ids.length === 0) return [];
   const list = jsonList(ids);
-  return edgeRows.all(db, sql`WHERE src IN ${list} OR dst IN ${list} ORDER BY weight DESC, created_at`);
+  // A total order, so that a connection's cursor names one place in it.
+  return edgeRows.all(db, sql`WHERE src IN ${list} OR dst IN ${list} ORDER BY weight DESC, created_at, src, dst, type`);
 }
 
 /** The edges with these (src, dst, type) keys, in no particular order; unknown keys are left out. */
@@ -116,12 +118,20 @@ export interface TagCount {
   count: number;
 }
 
-/** Every tag with the number of entries carrying it, most used first. */
-export async function tagCounts(db: Db, limit?: number): Promise<TagCount[]> {
+/** The opaque cursor of a tag: its place in the most-used-first order. */
+export const tagCursor = (t: TagCount): string => encodeCursor('tags', [t.count, t.tag]);
+
+/**
+ * Every tag with the number of entries carrying it, most used first (ties by name), after
+ * the tag whose cursor is `after`. A tag whose count changes between pages moves.
+ */
+export async function tagCounts(db: Db, limit?: number, after?: string | null): Promise<TagCount[]> {
+  const position = after == null ? null : decodeCursor(after, 'tags', ['integer', 'string'], 'after');
   const q = db
     .select({ tag: tags.tag, count: count() })
     .from(tags)
     .groupBy(tags.tag)
+    .having(position ? sql`(-count(*), ${tags.tag}) > (${-(position[0] as number)}, ${position[1]})` : undefined)
     .orderBy(desc(count()), asc(tags.tag));
   return limit ? q.limit(limit) : q;
 }

@@ -1,3 +1,4 @@
+import { connectionCursor } from '../../memory/connections.ts';
 import { loadExisting } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
 import { ConnectionRef, EntryRef } from './entry.ts';
@@ -17,6 +18,10 @@ ConnectionRef.implement({
       type: EntryRef,
       description: 'The entry at the other end.',
       resolve: (c, _a, ctx) => loadExisting(ctx.loaders, c.otherId),
+    }),
+    cursor: t.string({
+      description: 'Opaque position of this connection in the heaviest-first order, for `connections(after:)`.',
+      resolve: connectionCursor,
     }),
   }),
 });

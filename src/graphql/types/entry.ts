@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import type { CaptureOutcome } from '../../contract/enums.ts';
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { revisionNodeId } from '../../contract/node-ids.ts';
@@ -35,6 +36,7 @@ const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 // Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
 export const ConnectionRef = builder.objectRef<Connection>('Connection');
 
+const CONNECTIONS_AFTER = { description: 'Only connections after this one (a Connection.cursor).' };
 const CONNECTIONS_FIRST = {
   defaultValue: LIST_PAGES.connections.first,
   description: `How many, ${LIST_PAGES.connections.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
@@ -97,10 +99,12 @@ EntryRef.implement({
           defaultValue: LIST_PAGES.revisions.first,
           description: `How many, ${LIST_PAGES.revisions.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
         }),
+        after: t.arg.string({ description: 'Only revisions after this one (a Revision.cursor).' }),
       },
       resolve: async (e, args, ctx) => {
         const first = checkRange(args.first ?? LIST_PAGES.revisions.first, LIST_PAGES.revisions.range, 'first');
-        return (await ctx.loaders.revisions.load(e.id)).slice(0, first);
+        const after = args.after == null ? 0 : revisionAfter(args.after);
+        return (await ctx.loaders.revisions.load(e.id)).filter((r) => r.id > after).slice(0, first);
       },
     }),
     connections: t.field({
@@ -113,6 +117,7 @@ EntryRef.implement({
           description: 'OUT or IN (symmetric RELATES_TO edges count as both); BOTH or absent for all.',
         }),
         first: t.arg.int(CONNECTIONS_FIRST),
+        after: t.arg.string(CONNECTIONS_AFTER),
       },
       resolve: async (e, args, ctx) => {
         const page = connectionsPage(args);
@@ -133,8 +138,17 @@ RevisionRef.implement({
     content: t.exposeString('content', { description: 'The earlier content.' }),
     op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
+    cursor: t.string({
+      description: 'Opaque position of this revision, for `revisions(after:)`.',
+      resolve: (r) => encodeCursor('revisions', [r.id]),
+    }),
   }),
 });
+
+/** The revision id a revisions cursor points at; revisions run oldest first by id. */
+function revisionAfter(cursor: string): number {
+  return decodeCursor(cursor, 'revisions', ['integer'], 'after')[0] as number;
+}
 
 const CaptureResultRef = builder
   .objectRef<{ outcome: CaptureOutcome; entry: EntryRow; matchId: string | null }>('CaptureResult')
@@ -224,9 +238,10 @@ builder.queryFields((t) => ({
     args: {
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       first: t.arg.int(CONNECTIONS_FIRST),
+      after: t.arg.string(CONNECTIONS_AFTER),
     },
     resolve: async (_r, args, ctx) => {
-      const page = connectionsPage({ first: args.first });
+      const page = connectionsPage({ first: args.first, after: args.after });
       const entry = await requireEntry(readDb(ctx), String(args.id));
       return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), page);
     },

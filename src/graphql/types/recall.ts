@@ -111,17 +111,25 @@ const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implemen
   }),
 });
 
+type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/**
+ * The fields of recall's prefilter, shared by RecallFilter and the entries listing's
+ * EntryFilter; only the statuses' default differs between them.
+ */
+export const prefilterFields = (t: InputFields, statusesDescription: string) => ({
+  kinds: t.field({ type: [EntryKindEnum], description: 'Only these kinds.' }),
+  statuses: t.field({ type: [EntryStatusEnum], description: statusesDescription }),
+  volatilities: t.field({ type: [VolatilityEnum], description: 'Only these volatilities.' }),
+  claimTags: t.field({ type: [ClaimTagEnum], description: 'Only these claim tags.' }),
+  tags: t.stringList({ description: 'Entries must carry all of these tags.' }),
+  since: t.field({ type: 'DateTime', description: 'Happened (or was stored) at or after this instant.' }),
+  until: t.field({ type: 'DateTime', description: 'Happened (or was stored) before this instant.' }),
+});
+
 const RecallFilterRef = builder.inputType('RecallFilter', {
   description: 'Filters applied before ranking; an entry must pass all of them.',
-  fields: (t) => ({
-    kinds: t.field({ type: [EntryKindEnum], description: 'Only these kinds.' }),
-    statuses: t.field({ type: [EntryStatusEnum], description: 'Only these statuses (default: all but DEPRECATED).' }),
-    volatilities: t.field({ type: [VolatilityEnum], description: 'Only these volatilities.' }),
-    claimTags: t.field({ type: [ClaimTagEnum], description: 'Only these claim tags.' }),
-    tags: t.stringList({ description: 'Entries must carry all of these tags.' }),
-    since: t.field({ type: 'DateTime', description: 'Happened (or was stored) at or after this instant.' }),
-    until: t.field({ type: 'DateTime', description: 'Happened (or was stored) before this instant.' }),
-  }),
+  fields: (t) => prefilterFields(t, 'Only these statuses (default: all but DEPRECATED).'),
 });
 
 builder.queryFields((t) => ({

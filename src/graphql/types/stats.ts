@@ -1,7 +1,14 @@
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import type { EntryRow } from '../../db/schema.ts';
 import { type Brief, buildBrief } from '../../memory/brief.ts';
-import { type CountBy, type TagCount, tagCounts, type WorkspaceStats, workspaceStats } from '../../memory/queries.ts';
+import {
+  type CountBy,
+  type TagCount,
+  tagCounts,
+  tagCursor,
+  type WorkspaceStats,
+  workspaceStats,
+} from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
 import { EntryRef } from './entry.ts';
@@ -12,6 +19,10 @@ export const TagCountRef = builder.objectRef<TagCount>('TagCount').implement({
   fields: (t) => ({
     tag: t.exposeString('tag', { description: 'The normalized tag.' }),
     count: t.exposeInt('count', { description: 'Entries carrying it.' }),
+    cursor: t.string({
+      description: 'Opaque position of this tag in the most-used-first order, for `tags(after:)`.',
+      resolve: tagCursor,
+    }),
   }),
 });
 
@@ -91,9 +102,14 @@ builder.queryFields((t) => ({
         defaultValue: LIST_PAGES.tags.first,
         description: `How many, ${LIST_PAGES.tags.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
       }),
+      after: t.arg.string({ description: 'Only tags after this one (a TagCount.cursor).' }),
     },
     resolve: (_r, args, ctx) =>
-      tagCounts(readDb(ctx), checkRange(args.first ?? LIST_PAGES.tags.first, LIST_PAGES.tags.range, 'first')),
+      tagCounts(
+        readDb(ctx),
+        checkRange(args.first ?? LIST_PAGES.tags.first, LIST_PAGES.tags.range, 'first'),
+        args.after,
+      ),
   }),
   stats: t.field({
     type: StatsRef,

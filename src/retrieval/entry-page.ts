@@ -1,0 +1,141 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
+import { ENTRY_STATUSES } from '../contract/enums.ts';
+import { badInput } from '../contract/errors.ts';
+import { checkRange, LIST_PAGES, normalizeTag } from '../contract/limits.ts';
+import type { Db } from '../db/client.ts';
+import { entryRows } from '../db/rows.ts';
+import type { EntryRow } from '../db/schema.ts';
+import { buildPrefilter, type PrefilterInput } from './prefilter.ts';
+
+export const ENTRY_ORDER_FIELDS = ['CREATED_AT', 'UPDATED_AT', 'OBSERVED_AT'] as const;
+export type EntryOrderField = (typeof ENTRY_ORDER_FIELDS)[number];
+export const ORDER_DIRECTIONS = ['ASC', 'DESC'] as const;
+export type OrderDirection = (typeof ORDER_DIRECTIONS)[number];
+
+/** The sort key of each order; OBSERVED_AT falls back to created_at, as recall's time filter does. */
+const SORT_KEY: Record<EntryOrderField, SQL> = {
+  CREATED_AT: sql`e.created_at`,
+  UPDATED_AT: sql`e.updated_at`,
+  OBSERVED_AT: sql`coalesce(e.observed_at, e.created_at)`,
+};
+const SORT_VALUE: Record<EntryOrderField, (e: EntryRow) => number> = {
+  CREATED_AT: (e) => e.createdAt,
+  UPDATED_AT: (e) => e.updatedAt,
+  OBSERVED_AT: (e) => e.observedAt ?? e.createdAt,
+};
+
+/** The listing's filters: recall's prefilter without its time-phrase range, every status by default. */
+export type EntryListFilter = Omit<PrefilterInput, 'timeRange'>;
+
+export interface EntryPageRequest {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  filter?: EntryListFilter | null;
+  orderBy?: { field?: EntryOrderField | null; direction?: OrderDirection | null } | null;
+}
+
+export interface EntryPage {
+  edges: { cursor: string; node: EntryRow }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** How many entries match the filter, whatever the cursors; counted only when asked for. */
+  totalCount: () => Promise<number>;
+}
+
+interface Position {
+  value: number;
+  n: number;
+}
+
+/**
+ * A page of entries in a total order: the sort key, then the INTEGER PRIMARY KEY `n` in the
+ * same direction. Cursors are keyset positions (sort value, n), so a walk over CREATED_AT
+ * sees every entry that existed when it began exactly once while others are captured; an
+ * entry updated mid-walk moves in the UPDATED_AT order and may be seen twice or not at all.
+ * `first`/`after` and `last`/`before` follow the Relay Cursor Connections spec, including
+ * `first` with `before` and `last` with `after`.
+ *
+ * @example
+ * const page = await listEntries(db, { first: 20, filter: { tags: ['infra'] } });
+ * const next = await listEntries(db, { first: 20, after: page.pageInfo.endCursor });
+ */
+export async function listEntries(db: Db, request: EntryPageRequest): Promise<EntryPage> {
+  const field = request.orderBy?.field ?? 'CREATED_AT';
+  const direction = request.orderBy?.direction ?? 'DESC';
+  const { first, last } = pageSize(request);
+  const kind = `entries:${field}:${direction}`;
+  const after = request.after == null ? null : readPosition(request.after, kind, 'after');
+  const before = request.before == null ? null : readPosition(request.before, kind, 'before');
+  const where = buildPrefilter(listFilter(request.filter));
+  const key = SORT_KEY[field];
+  const desc = direction === 'DESC';
+  // Entries strictly past `p` in the order (forward) or strictly ahead of it (backward).
+  const past = (p: Position, forward: boolean) =>
+    desc === forward ? sql`(${key}, e.n) < (${p.value}, ${p.n})` : sql`(${key}, e.n) > (${p.value}, ${p.n})`;
+  const conds = [where];
+  if (after) conds.push(past(after, true));
+  if (before) conds.push(past(before, false));
+  const backward = last !== null;
+  const size = last ?? first;
+  const dir = sql.raw(desc === !backward ? 'DESC' : 'ASC');
+  const rows = await selectEntries(
+    db,
+    sql`${sql.join(conds, sql` AND `)} ORDER BY ${key} ${dir}, e.n ${dir}`,
+    size + 1,
+  );
+  const more = rows.length > size;
+  const nodes = rows.slice(0, size);
+  if (backward) nodes.reverse();
+  const exists = async (cond: SQL) => (await selectEntries(db, sql`${where} AND ${cond}`, 1)).length > 0;
+  // Past a cursor, what lies on its other side is asked for only at a page's far end, and
+  // costs one indexed probe: it is part of the cursor's position, or not.
+  const hasNextPage = backward ? (before ? await exists(sql`NOT (${past(before, false)})`) : false) : more;
+  const hasPreviousPage = backward ? more : after ? await exists(sql`NOT (${past(after, true)})`) : false;
+  const edges = nodes.map((node) => ({ cursor: encodeCursor(kind, [SORT_VALUE[field](node), node.n]), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: async () => {
+      const [row] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM entries e WHERE ${where}`);
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+function pageSize(request: EntryPageRequest): { first: number; last: number | null } {
+  const range = LIST_PAGES.entries.range;
+  if (request.first != null && request.last != null) {
+    throw badInput('give first or last, not both', 'last');
+  }
+  if (request.last != null) return { first: 0, last: checkRange(request.last, range, 'last') };
+  return { first: checkRange(request.first ?? LIST_PAGES.entries.first, range, 'first'), last: null };
+}
+
+function readPosition(cursor: string, kind: string, field: string): Position {
+  const [value, n] = decodeCursor(cursor, kind, ['integer', 'integer'], field) as [number, number];
+  return { value, n };
+}
+
+/** Every status unless some are named: a listing shows DEPRECATED entries too, unlike recall. */
+function listFilter(filter: EntryListFilter | null | undefined): PrefilterInput {
+  const tags = (filter?.tags ?? []).map(normalizeTag);
+  if (tags.some((t) => t.length === 0)) throw badInput('a tag must not be empty', 'tags');
+  for (const f of ['since', 'until'] as const) {
+    const d = filter?.[f];
+    if (d != null && (!(d instanceof Date) || Number.isNaN(d.getTime()))) throw badInput(`${f} is not a valid date`, f);
+  }
+  const statuses = filter?.statuses && filter.statuses.length > 0 ? filter.statuses : ENTRY_STATUSES;
+  return { ...filter, tags, statuses, timeRange: null };
+}
+
+async function selectEntries(db: Db, rest: SQL, limit: number): Promise<EntryRow[]> {
+  const rows = await db.all<Record<string, unknown>>(sql`SELECT e.* FROM entries e WHERE ${rest} LIMIT ${limit}`);
+  return rows.map(entryRows.read);
+}
