@@ -55,6 +55,10 @@ async function openSockets(opts: OpenOptions): Promise<Subscribers> {
           const ws = new WebSocket(opts.url, opts.protocol, { perMessageDeflate: false });
           sockets.push(ws);
           ws.once('error', reject);
+          // A socket closed before it was ready (e.g. 4429 past the server's socket cap) fails the run.
+          ws.once('close', (code: number, reason: Buffer) =>
+            reject(new Error(`subscriber ${i} closed with ${code} ${reason.toString('utf8')}`)),
+          );
           ws.once('open', () => {
             opts.onOpen?.(ws);
             if (!opts.onControl) resolve();

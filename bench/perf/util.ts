@@ -204,6 +204,8 @@ export async function startServer(opts: StartOptions): Promise<ServerChild> {
       HOST: '127.0.0.1',
       SPHERE_DATA_DIR: opts.dataDir,
       SPHERE_PLAYGROUND: 'on',
+      // The fan-out phase holds thousands of sockets from this one loopback client.
+      SPHERE_MAX_SOCKETS_PER_CLIENT: '100000',
       ...opts.env,
     },
     stdio: ['ignore', out, out],

@@ -10,7 +10,8 @@
  * c.has('a'); // true ('b' was the least recently used)
  */
 export class LruCache<K, V> {
-  readonly #map = new Map<K, V>();
+  /** Oldest first; `used` is the second chance a read gives (CLOCK: reads never reorder the map). */
+  readonly #map = new Map<K, { value: V; used: boolean }>();
   #weight = 0;
 
   constructor(
@@ -28,15 +29,16 @@ export class LruCache<K, V> {
     return this.#weight;
   }
 
-  /** The value, marked as just used. */
+  /**
+   * The value, marked as used. Hot caches read far more often than they write, so a read
+   * only sets a flag; eviction gives a used key a second chance instead (an approximation
+   * of least-recently-used that costs a read nothing).
+   */
   get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      // A Map iterates in insertion order: re-inserting moves the key to the young end.
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
+    const entry = this.#map.get(key);
+    if (entry === undefined) return undefined;
+    entry.used = true;
+    return entry.value;
   }
 
   /** Whether the key is held, without marking it used. */
@@ -46,15 +48,25 @@ export class LruCache<K, V> {
 
   set(key: K, value: V): void {
     this.#remove(key);
-    this.#map.set(key, value);
+    this.#map.set(key, { value, used: false });
     this.#weight += this.weigh(value);
-    while (this.#weight > this.max && this.#map.size > 0) this.#remove(this.#map.keys().next().value as K);
+    while (this.#weight > this.max && this.#map.size > 0) {
+      const [oldest, entry] = this.#map.entries().next().value as [K, { value: V; used: boolean }];
+      this.#map.delete(oldest);
+      if (entry.used && oldest !== key) {
+        // Used since it was last moved: it goes to the young end instead of out.
+        entry.used = false;
+        this.#map.set(oldest, entry);
+      } else {
+        this.#weight -= this.weigh(entry.value);
+      }
+    }
   }
 
   #remove(key: K): void {
     const old = this.#map.get(key);
     if (old === undefined) return;
     this.#map.delete(key);
-    this.#weight -= this.weigh(old);
+    this.#weight -= this.weigh(old.value);
   }
 }

@@ -94,17 +94,22 @@ describe('snippets over hostile text', () => {
 });
 
 describe('LruCache', () => {
-  it('forgets the least recently used key first', () => {
+  it('forgets keys nobody used first, and gives a used key a second chance', () => {
     const c = new LruCache<string, number>(3);
     c.set('a', 1);
     c.set('b', 2);
     c.set('c', 3);
     expect(c.get('a')).toBe(1);
     c.set('d', 4);
+    // 'a' was used, so 'b' (never used) went; 'a' moved to the young end.
     expect([c.has('a'), c.has('b'), c.has('c'), c.has('d')]).toEqual([true, false, true, true]);
-    c.set('c', 30);
     c.set('e', 5);
-    expect([c.has('a'), c.has('c'), c.has('d'), c.has('e')]).toEqual([false, true, true, true]);
+    // Nobody used 'c' since: it is the oldest and goes.
+    expect([c.has('a'), c.has('c'), c.has('d'), c.has('e')]).toEqual([true, false, true, true]);
+    c.set('f', 6);
+    c.set('g', 7);
+    // Its second chance spent, 'a' goes like any other unused key.
+    expect([c.has('a'), c.has('d'), c.has('e'), c.has('f'), c.has('g')]).toEqual([false, false, true, true, true]);
     expect(c.size).toBe(3);
   });
 
