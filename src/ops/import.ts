@@ -11,7 +11,6 @@ import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds } from '../memory/link.ts';
-import { contentHash } from '../memory/model.ts';
 import { fsyncPath } from './files.ts';
 import type { Progress } from './progress.ts';
 import {
