@@ -29,6 +29,8 @@ export interface Config {
   maxSubscriptionsPerWorkspace: number;
   /** Largest answer a GraphQL operation may give, in bytes of JSON; larger ones are refused. */
   maxResponseBytes: number;
+  /** A trusted-documents manifest: when set, only the operations it lists run. */
+  trustedDocuments: string | null;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
   introspection: boolean | null;
   logLevel: string;
@@ -76,6 +78,7 @@ const envSchema = z.object({
   SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE: optional.pipe(
     z.coerce.number<string | undefined>().int().min(1).default(10_000),
   ),
+  SPHERE_TRUSTED_DOCUMENTS: optional,
   SPHERE_MAX_RESPONSE_BYTES: optional.pipe(
     z.coerce
       .number<string | undefined>()
@@ -123,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxSocketsPerClient: e.SPHERE_MAX_SOCKETS_PER_CLIENT,
     maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
     maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
+    trustedDocuments: e.SPHERE_TRUSTED_DOCUMENTS ?? null,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     logLevel: e.LOG_LEVEL,
     maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,

@@ -12,6 +12,7 @@ import { createContextFactory, Gatekeeper } from './context.ts';
 import { createHttpHandler } from './http.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { loadTrustedDocuments } from './trusted-documents.ts';
 import { attachWebSockets } from './ws.ts';
 import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
 
@@ -94,10 +95,12 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
   const createContext = createContextFactory({ gate, registry, control, bus, realtime, clock, config });
-  const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics });
+  const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
+  const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
   const controlHealthy = () => control().then((c) => c.tokensExist());
   const address = () => http.address() as AddressInfo | null;
-  const directPost = deps.directPost !== false;
+  // Trusted documents refuse every query text, which the direct path would only hand to Yoga.
+  const directPost = deps.directPost !== false && !trusted;
   const handler = createHttpHandler({
     config,
     yoga,
@@ -112,7 +115,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const http = createServer(handler.listener);
   const multicast = new Multicast(bus.streams, realtime.bufferMax);
   const sockets = new Cap(config.maxSocketsPerClient);
-  const ws = attachWebSockets(http, { yoga, gate, multicast, sockets, subscriptions, admit: handler.admit });
+  const admit = handler.admit;
+  const ws = attachWebSockets(http, { yoga, gate, multicast, sockets, subscriptions, admit, trusted });
 
   let stopping: Promise<void> | null = null;
   return {

@@ -22,6 +22,7 @@ import { type Refusal, refusalBody } from './guard.ts';
 import { CONTROL_UNAVAILABLE, MAX_BODY_BYTES } from './http.ts';
 import type { Multicast } from './multicast.ts';
 import { rateLimitedSubscription } from './subscriptions.ts';
+import { persistedHashOf, TRUSTED_ONLY_MESSAGE, type TrustedDocuments } from './trusted-documents.ts';
 import { GRAPHQL_PATH, TOKEN_RECHECK_MS, type Yoga } from './yoga.ts';
 
 /** Subscriptions one WebSocket connection may hold at once. */
@@ -35,6 +36,16 @@ export interface WsDeps {
   sockets: Cap;
   subscriptions: Cap;
   admit: (req: IncomingMessage) => Promise<Refusal | null>;
+  /** With a manifest, an operation names a listed document by hash instead of sending it. */
+  trusted: TrustedDocuments | null;
+}
+
+/** A subscribe message's payload. */
+interface OperationParams {
+  query: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  extensions?: Record<string, unknown> | null;
 }
 
 /** What onSubscribe hands to execute/subscribe through graphql-ws's rootValue. */
@@ -74,11 +85,7 @@ export function replays(operation: OperationDefinitionNode, variables: Readonly<
 }
 
 /** The key identical live subscriptions of one workspace and role share, or null to run alone. */
-function shareKeyOf(
-  document: DocumentNode,
-  params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
-  access: Access,
-): string | null {
+function shareKeyOf(document: DocumentNode, params: OperationParams, access: Access): string | null {
   const operation = getOperationAST(document, params.operationName);
   if (operation?.operation !== 'subscription') return null;
   if (replays(operation, params.variables ?? {})) return null;
@@ -183,17 +190,18 @@ async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
   return true;
 }
 
-async function prepare(
-  deps: WsDeps,
-  ctx: Ctx,
-  params: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
-) {
+async function prepare(deps: WsDeps, ctx: Ctx, params: OperationParams) {
   if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     return [
       toGraphQLError(
         new DomainError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`),
       ),
     ];
+  }
+  if (deps.trusted) {
+    const resolved = resolveTrusted(deps.trusted, params);
+    if (resolved instanceof GraphQLError) return [resolved];
+    params = resolved;
   }
   const { schema, execute, subscribe, contextFactory, parse, validate } = deps.yoga.getEnveloped({
     ...ctx,
@@ -229,6 +237,21 @@ async function prepare(
     const masked = maskError(error, 'Unexpected error.');
     return [masked instanceof GraphQLError ? masked : new GraphQLError(masked.message)];
   }
+}
+
+/**
+ * An operation over a socket when only trusted documents run: it must name a listed document
+ * by hash (`extensions.persistedQuery.sha256Hash`) and send no query of its own.
+ */
+function resolveTrusted(trusted: TrustedDocuments, params: OperationParams): OperationParams | GraphQLError {
+  const refuse = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
+  if (params.query) return refuse(TRUSTED_ONLY_MESSAGE, 'PERSISTED_QUERY_ONLY');
+  const hash = persistedHashOf(params);
+  if (hash === null)
+    return refuse('send extensions.persistedQuery { version: 1, sha256Hash }', 'PERSISTED_QUERY_ID_REQUIRED');
+  const query = trusted.get(hash);
+  if (query === null) return refuse('no trusted document has this sha256Hash', 'PERSISTED_QUERY_NOT_IN_LIST');
+  return { ...params, query };
 }
 
 /** Runs a subscription, shared when it can be, and gives its place back however it ends. */

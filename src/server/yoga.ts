@@ -15,6 +15,7 @@ import { corsAllowed } from './guard.ts';
 import { type Logger, type Metrics, useObservability } from './observability.ts';
 import { useCodedRefusals } from './refusals.ts';
 import { useSseSubscriptionGuards } from './subscriptions.ts';
+import { type TrustedDocuments, useTrustedDocuments } from './trusted-documents.ts';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -24,6 +25,8 @@ export const TOKEN_RECHECK_MS = 1_000;
 
 export interface YogaDeps {
   config: Pick<Config, 'corsOrigins' | 'introspection' | 'maxResponseBytes'>;
+  /** With a manifest, only its operations run. */
+  trusted: TrustedDocuments | null;
   gate: Gatekeeper;
   createContext: (initial: InitialContext) => Promise<Context>;
   subscriptions: Cap;
@@ -79,6 +82,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       useCodedRefusals(),
       useObservability(logger, deps.metrics),
       useErrorCodes(),
+      ...(deps.trusted ? [useTrustedDocuments(deps.trusted)] : []),
       useCsrfPrevention(['x-graphql-yoga-csrf', 'x-workspace', 'authorization']),
       useSseSubscriptionGuards({
         cap: deps.subscriptions,
