@@ -57,7 +57,8 @@ function splitOp(op: string): [string[], string] {
 
 const CAPTURE_FULL =
   'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id createdAt updatedAt observedAt } } }';
-const UPDATE_AT = 'mutation ($id: ID!, $content: String!) { update(id: $id, content: $content) { id updatedAt } }';
+const UPDATE_AT =
+  'mutation ($id: ID!, $content: String!) { update(input: { id: $id, content: $content }) { entry { id updatedAt } } }';
 
 function sortKey(e: Seeded, field: Field): number {
   if (field === 'CREATED_AT') return e.createdAt;

@@ -1,7 +1,7 @@
 import { connectionCursor } from '../../memory/connections.ts';
 import { loadExisting } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
-import { NeighborRef, EntryRef } from './entry.ts';
+import { EntryRef, NeighborRef } from './entry.ts';
 import { DirectionEnum } from './enums.ts';
 import { VALUE } from './node.ts';
 

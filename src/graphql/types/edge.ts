@@ -1,8 +1,8 @@
 import type { EdgeSnapshot } from '../../contract/events.ts';
 import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
-import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import type { EntryRow } from '../../db/schema.ts';
+import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { checkedFirst, runWrite } from '../guards.ts';

@@ -56,9 +56,15 @@ builder.mutationFields((t) => ({
       'over-age ACTIVE entries STALE, in one write with an audit row and a STALENESS_PASS event. ' +
       'Needs the maintainer role (or open mode).',
     args: {
-      input: t.arg({ type: StalenessPassInputRef, description: 'How much the pass may do; every field has a default.' }),
+      input: t.arg({
+        type: StalenessPassInputRef,
+        description: 'How much the pass may do; every field has a default.',
+      }),
     },
-    extensions: checkedFirst((args: { input?: LimitArg | null }) => checkStalenessLimit(limitOf(args.input)), 'maintain'),
+    extensions: checkedFirst(
+      (args: { input?: LimitArg | null }) => checkStalenessLimit(limitOf(args.input)),
+      'maintain',
+    ),
     resolve: async (_r, args, ctx) => {
       const limit = limitOf(args.input);
       const report = await runWrite(
