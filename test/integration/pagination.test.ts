@@ -141,7 +141,7 @@ beforeAll(async () => {
     updated.map((e) => ({ id: e.id, content: `entry number ${e.i}, revised` })),
   );
   updated.forEach((e, k) => {
-    e.updatedAt = Date.parse(res[k]?.updatedAt);
+    e.updatedAt = Date.parse(res[k]?.entry.updatedAt);
   });
 }, 120_000);
 
