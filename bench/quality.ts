@@ -54,7 +54,7 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, i:
 }
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
-const LINK = `mutation ($input: LinkInput!) { link(input: $input) { type } }`;
+const LINK = `mutation ($input: LinkInput!) { link(input: $input) { edge { type } } }`;
 const RECALL = `query ($q: String!, $k: Int!, $asOf: DateTime!) {
   recall(query: $q, topK: $k, asOf: $asOf) { hits { rank entry { id } } } }`;
 

@@ -64,15 +64,15 @@ function refused(errors: GraphQLError[]): ExecutionResult {
 }
 
 /**
- * A mutation document commits all of its writes or none of what this guard can know in
- * advance. Mutation fields run one after another and their payloads are non-null, so a
- * field that fails nulls the whole `data` while the fields before it stay written: the
- * client would see an error and no outcome for writes that happened. So before any field
- * runs, every root field's arguments are checked (role and input, as its resolver will)
- * and the document's writes, one per root field, are taken from the workspace's rate
- * limit at once. Any failure refuses the document whole, with the failing fields' errors
- * at their paths, before a single write. Writes reserved but not made (a field cut short)
- * go back to the bucket when the document ends.
+ * A mutation document is refused whole for anything this guard can know in advance. Mutation
+ * fields run one after another and each payload is nullable, so a field that fails on the
+ * database's state answers null with its own error while the others still run; what can be
+ * checked without the database should not get that far. So before any field runs, every
+ * root field's arguments are checked (role and input, as its resolver will) and the
+ * document's writes, one per root field, are taken from the workspace's rate limit at once.
+ * Any failure refuses the document whole, with the failing fields' errors at their paths,
+ * before a single write. Writes reserved but not made go back to the bucket when the
+ * document ends.
  */
 export function useMutationGuard(): Plugin {
   return {

@@ -5,6 +5,7 @@ import './types/scalars.ts';
 import './types/enums.ts';
 import './types/node.ts';
 import './types/entry.ts';
+import './types/entry-mutations.ts';
 import './types/edge.ts';
 import './types/connection.ts';
 import './types/graph.ts';

@@ -153,7 +153,7 @@ function mergeMetadata(old: string | null, next: unknown): string | null {
 export async function unlinkEntries(
   scope: WriteScope,
   input: { src: string; dst: string; type: EdgeType },
-): Promise<boolean> {
+): Promise<EdgeRow | null> {
   const { db } = scope;
   await requireEntry(db, input.src);
   await requireEntry(db, input.dst);
@@ -162,7 +162,7 @@ export async function unlinkEntries(
     .delete(edges)
     .where(and(eq(edges.src, a), eq(edges.dst, b), eq(edges.type, input.type)))
     .returning();
-  if (!removed) return false;
+  if (!removed) return null;
   await scope.emit({ type: 'UNLINKED', entryId: removed.src, edge: edgeSnapshot(removed) });
-  return true;
+  return removed;
 }

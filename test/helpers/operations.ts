@@ -12,20 +12,23 @@ export const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input
 export const CAPTURE_CONTENT =
   'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id content } } }';
 
-/** `{ id, addition }` → `append { id }`. */
-export const APPEND = 'mutation ($id: ID!, $addition: String!) { append(id: $id, addition: $addition) { id } }';
+/** `{ id, addition }` → `append { entry { id } }`. */
+export const APPEND =
+  'mutation ($id: ID!, $addition: String!) { append(input: { id: $id, addition: $addition }) { entry { id } } }';
 
-/** `{ id, content }` → `update { id }`. */
-export const UPDATE = 'mutation ($id: ID!, $content: String!) { update(id: $id, content: $content) { id } }';
+/** `{ id, content }` → `update { entry { id } }`. */
+export const UPDATE =
+  'mutation ($id: ID!, $content: String!) { update(input: { id: $id, content: $content }) { entry { id } } }';
 
-/** `{ id }` → `forget { id forgotten }`. */
-export const FORGET = 'mutation ($id: ID!) { forget(id: $id) { id forgotten } }';
+/** `{ id }` → `forget { forgottenId forgotten }`. */
+export const FORGET = 'mutation ($id: ID!) { forget(input: { id: $id }) { forgottenId forgotten } }';
 
-/** `{ input: LinkInput }` → `link { src dst type }`. */
-export const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { src dst type } }';
+/** `{ input: LinkInput }` → `link { edge { src dst type } }`. */
+export const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { edge { src dst type } } }';
 
-/** `{ src, dst, type }` → `unlink` (whether an edge was removed). */
-export const UNLINK = 'mutation ($src: ID!, $dst: ID!, $type: EdgeType!) { unlink(src: $src, dst: $dst, type: $type) }';
+/** `{ src, dst, type }` → `unlink { removedEdgeId }` (null when there was no such edge). */
+export const UNLINK =
+  'mutation ($src: ID!, $dst: ID!, $type: EdgeType!) { unlink(input: { src: $src, dst: $dst, type: $type }) { removedEdgeId } }';
 
 /**
  * `{ q, topK?, hops?, asOf? }` → `recall { hits { rank entry { id } } }`. A variable left out
@@ -50,5 +53,6 @@ export async function linkEdge(
   input: Record<string, unknown>,
   opts?: GqlOptions,
 ): Promise<{ src: string; dst: string; type: string }> {
-  return (await t.gqlOk<{ link: { src: string; dst: string; type: string } }>(LINK, { input }, opts)).link;
+  return (await t.gqlOk<{ link: { edge: { src: string; dst: string; type: string } } }>(LINK, { input }, opts)).link
+    .edge;
 }

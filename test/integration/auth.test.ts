@@ -37,7 +37,10 @@ beforeAll(async () => {
     'mutation { capture(input: { content: "second b note", kind: EPISODIC }) { entry { id } } }',
   );
   canaryEdgeDst = other.data?.capture.entry.id;
-  await as('b', `mutation { link(input: { src: "${canaryId}", dst: "${canaryEdgeDst}", type: RELATES_TO }) { type } }`);
+  await as(
+    'b',
+    `mutation { link(input: { src: "${canaryId}", dst: "${canaryEdgeDst}", type: RELATES_TO }) { edge { type } } }`,
+  );
   const own = await as(
     'a',
     'mutation { capture(input: { content: "an ordinary note of workspace a" }) { entry { id } } }',
@@ -95,12 +98,12 @@ describe('tokens and workspaces', () => {
     const byId = (id: string) => [
       `{ connections(id: "${id}") { direction } }`,
       `{ graphView(seedIds: ["${id}"]) { truncated } }`,
-      `mutation { append(id: "${id}", addition: "x") { id } }`,
-      `mutation { update(id: "${id}", content: "x") { id } }`,
-      `mutation { setStatus(id: "${id}", status: STALE) { id } }`,
-      `mutation { forget(id: "${id}") { id } }`,
-      `mutation { link(input: { src: "${ownId}", dst: "${id}", type: RELATES_TO }) { type } }`,
-      `mutation { unlink(src: "${id}", dst: "${canaryEdgeDst}", type: RELATES_TO) }`,
+      `mutation { append(input: { id: "${id}", addition: "x" }) { entry { id } } }`,
+      `mutation { update(input: { id: "${id}", content: "x" }) { entry { id } } }`,
+      `mutation { setStatus(input: { id: "${id}", status: STALE }) { entry { id } } }`,
+      `mutation { forget(input: { id: "${id}" }) { forgottenId } }`,
+      `mutation { link(input: { src: "${ownId}", dst: "${id}", type: RELATES_TO }) { edge { type } } }`,
+      `mutation { unlink(input: { src: "${id}", dst: "${canaryEdgeDst}", type: RELATES_TO }) { removedEdgeId } }`,
       `mutation { capture(input: { content: "replacing", replaces: "${id}" }) { outcome } }`,
     ];
     const canaryAnswers = await Promise.all(byId(canaryId).map((q) => as('a', q)));
@@ -151,19 +154,19 @@ describe('tokens and workspaces', () => {
     const write = 'mutation { capture(input: { content: "role check" }) { outcome } }';
     expect((await as('reader', '{ count }')).data?.count).toBe(1);
     expect((await as('reader', write)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await as('reader', 'mutation { runStalenessPass { scanned } }')).errors?.[0]?.extensions?.code).toBe(
-      'FORBIDDEN',
-    );
+    expect(
+      (await as('reader', 'mutation { runStalenessPass { report { scanned } } }')).errors?.[0]?.extensions?.code,
+    ).toBe('FORBIDDEN');
 
     const pass = await as(
       'maintainer',
-      'mutation { runStalenessPass(limit: 10) { scanned markedStale reclassified at } }',
+      'mutation { runStalenessPass(input: { limit: 10 }) { report { scanned markedStale reclassified at } } }',
     );
     expect(pass.errors).toBeUndefined();
-    expect(pass.data?.runStalenessPass.reclassified).toBe(1);
+    expect(pass.data?.runStalenessPass.report.reclassified).toBe(1);
     expect((await as('maintainer', '{ count }')).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await as('maintainer', write)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await as('a', 'mutation { runStalenessPass { scanned } }')).errors?.[0]?.extensions?.code).toBe(
+    expect((await as('a', 'mutation { runStalenessPass { report { scanned } } }')).errors?.[0]?.extensions?.code).toBe(
       'FORBIDDEN',
     );
 

@@ -171,7 +171,7 @@ describe('capture outcomes', () => {
     const before = await dumpWorkspace(srv.dbPath(ws));
     for (const id of ['01890000-0000-7000-8000-000000000000', 'nope', "'; DROP TABLE entries; --"]) {
       const res = await srv.gql(CAPTURE, { input: { content: 'A replacement', replaces: id } }, { workspace: ws });
-      expect(res.data).toBeNull();
+      expect(res.data).toEqual({ capture: null });
       expect(res.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     }
     expect(await dumpWorkspace(srv.dbPath(ws))).toEqual(before);

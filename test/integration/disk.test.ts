@@ -85,7 +85,7 @@ describe('a full disk', () => {
         acked.set(res.data.capture.entry.id, content);
         return null;
       }
-      expect(res.data ?? null).toBeNull(); // an error is never paired with an acknowledgement
+      expect(res.data?.capture ?? null).toBeNull(); // an error is never paired with an acknowledgement
       return res.errors?.[0];
     };
 

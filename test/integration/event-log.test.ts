@@ -30,11 +30,11 @@ describe('eventLog', () => {
     expect(a3.outcome).toBe('REPLACED');
     await srv.gqlOk(LINK, { input: { src: a1.entry.id, dst: a3.entry.id, type: 'CAUSED_BY' } }, { workspace: a });
     // Failed writes: unknown id, kind gate, bad input.
-    await srv.gql('mutation { append(id: "nope", addition: "x") { id } }', {}, { workspace: a });
+    await srv.gql('mutation { append(input: { id: "nope", addition: "x" }) { entry { id } } }', {}, { workspace: a });
     await srv.gql(LINK, { input: { src: a1.entry.id, dst: a3.entry.id, type: 'ABOUT_PERSON' } }, { workspace: a });
     await srv.gql('mutation { capture(input: { content: "  " }) { outcome } }', {}, { workspace: a });
     await srv.gqlOk(
-      'mutation ($id: ID!) { setStatus(id: $id, status: CANONICAL) { id } }',
+      'mutation ($id: ID!) { setStatus(input: { id: $id, status: CANONICAL }) { entry { id } } }',
       { id: a1.entry.id },
       { workspace: a },
     );

@@ -27,7 +27,7 @@ describe('forget', () => {
     const lastSeq = (await srv.gqlOk('{ eventLog(limit: 1000) { seq } }', {}, opts)).eventLog.at(-1).seq as number;
 
     const res = await srv.gqlOk(FORGET, { id: doomed }, opts);
-    expect(res.forget).toEqual({ id: doomed, forgotten: true });
+    expect(res.forget).toEqual({ forgottenId: doomed, forgotten: true });
 
     const reads = await srv.gqlOk(
       `query ($id: ID!, $keep1: ID!, $keep2: ID!) {
@@ -97,7 +97,11 @@ describe('forget', () => {
 
     const again = await srv.gql(FORGET, { id: doomed }, opts);
     expect(again.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    const append = await srv.gql('mutation ($id: ID!) { append(id: $id, addition: "x") { id } }', { id: doomed }, opts);
+    const append = await srv.gql(
+      'mutation ($id: ID!) { append(input: { id: $id, addition: "x" }) { entry { id } } }',
+      { id: doomed },
+      opts,
+    );
     expect(append.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     const view = await srv.gql('query ($id: ID!) { graphView(seedIds: [$id]) { truncated } }', { id: doomed }, opts);
     expect(view.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');

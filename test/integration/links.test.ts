@@ -36,7 +36,7 @@ function gateAllows(type: EdgeType, src: Kind, dst: Kind): boolean {
 }
 
 const LINK = `mutation ($input: LinkInput!) {
-  link(input: $input) { src dst type weight provenance metadata source { id } target { id } }
+  link(input: $input) { edge { src dst type weight provenance metadata source { id } target { id } } }
 }`;
 const CONNECTIONS = `query ($id: ID!, $direction: Direction, $type: EdgeType) {
   entry(id: $id) { status freshness connections(direction: $direction, type: $type) {
@@ -59,7 +59,7 @@ async function capture(ws: string, kind: Kind = 'SEMANTIC'): Promise<string> {
 
 const link = (ws: string, input: Record<string, unknown>) => srv.gql(LINK, { input }, { workspace: ws });
 const linkOk = async (ws: string, input: Record<string, unknown>) =>
-  (await srv.gqlOk(LINK, { input }, { workspace: ws })).link;
+  (await srv.gqlOk(LINK, { input }, { workspace: ws })).link.edge;
 const connections = async (ws: string, id: string, direction?: string, type?: string) =>
   (await srv.gqlOk(CONNECTIONS, { id, direction, type }, { workspace: ws })).entry;
 
@@ -77,7 +77,7 @@ describe('kind gates', () => {
     await Promise.all(
       rejected.map(async ({ type, s, d }) => {
         const res = await link(ws, { src: byKind.get(s)![0], dst: byKind.get(d)![1], type });
-        expect(res.data, `${type} ${s}→${d}`).toBeNull();
+        expect(res.data, `${type} ${s}→${d}`).toEqual({ link: null });
         expect(res.errors?.[0]?.extensions?.code, `${type} ${s}→${d}`).toBe('EDGE_KIND_MISMATCH');
       }),
     );
@@ -92,7 +92,7 @@ describe('kind gates', () => {
       accepted.map(async ({ type, s, d }) => {
         const res = await link(ws, { src: byKind.get(s)![0], dst: byKind.get(d)![1], type });
         expect(res.errors, `${type} ${s}→${d}`).toBeUndefined();
-        expect(res.data?.link.type).toBe(type);
+        expect(res.data?.link.edge.type).toBe(type);
       }),
     );
     const stats = await srv.gqlOk('{ stats { edges edgesByType { key count } } }', {}, { workspace: ws });
@@ -189,12 +189,12 @@ describe('RELATES_TO is symmetric', () => {
     expect(events.eventLog.filter((x: { type: string }) => x.type === 'LINKED')).toHaveLength(6);
   });
 
-  it('unlink works in either order for RELATES_TO; a missing edge is false', async () => {
+  it('unlink works in either order for RELATES_TO; a missing edge has no removed id', async () => {
     const ws = freshWorkspace('sym');
     const a = await capture(ws);
     const b = await capture(ws);
     const unlink = async (src: string, dst: string, type: string) =>
-      (await srv.gqlOk(UNLINK, { src, dst, type }, { workspace: ws })).unlink;
+      (await srv.gqlOk(UNLINK, { src, dst, type }, { workspace: ws })).unlink.removedEdgeId !== null;
 
     await linkOk(ws, { src: a, dst: b, type: 'RELATES_TO' });
     expect(await unlink(b, a, 'RELATES_TO')).toBe(true);

@@ -73,18 +73,17 @@ describe('the write quota is taken for the whole document at once', () => {
     }
   });
 
-  it('gives back what a document reserved but did not write', async () => {
+  it('a field that fails nulls only itself: the writes after it run and report', async () => {
     const ws = 'quota-refund';
-    // The append fails (NOT_FOUND) and stops the document: the nine captures after it never run.
-    const doc = `mutation { a: append(id: "missing", addition: "more") { id } ${Array.from(
+    // The append fails (NOT_FOUND) at its own path; the nine captures after it still run.
+    const doc = `mutation { a: append(input: { id: "missing", addition: "more" }) { entry { id } } ${Array.from(
       { length: LIMIT - 1 },
       (_, i) => `c${i}: ${capture(ws, i)}`,
     ).join(' ')} }`;
-    const failed = await t.gql(doc, {}, { workspace: ws });
-    expect(failed.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    expect(await count(ws)).toBe(0);
-    const ok = await t.gqlOk(captures(ws, LIMIT - 1, 100), {}, { workspace: ws });
-    expect(outcomes(ok)).toHaveLength(LIMIT - 1);
+    const res = await t.gql(doc, {}, { workspace: ws });
+    expect(res.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['a'], 'NOT_FOUND']]);
+    expect(res.data?.a).toBeNull();
+    expect(outcomes({ ...res.data, a: undefined })).toEqual(Array(LIMIT - 1).fill('STORED'));
     expect(await count(ws)).toBe(LIMIT - 1);
   });
 });
@@ -97,10 +96,13 @@ describe('bad input in one field refuses the whole document before any write', (
       name: 'too many tags',
       field: `capture(input: { content: "x", tags: ${JSON.stringify(Array.from({ length: 33 }, (_, i) => `t${i}`))} }) { outcome }`,
     },
-    { name: 'a self-link', field: 'link(input: { src: "same", dst: "same", type: RELATES_TO }) { weight }' },
-    { name: 'a zero weight', field: 'link(input: { src: "a", dst: "b", type: RELATES_TO, weight: 0 }) { weight }' },
-    { name: 'an empty addition', field: 'append(id: "whatever", addition: " ") { id }' },
-    { name: 'empty new content', field: 'update(id: "whatever", content: "") { id }' },
+    { name: 'a self-link', field: 'link(input: { src: "same", dst: "same", type: RELATES_TO }) { edge { weight } }' },
+    {
+      name: 'a zero weight',
+      field: 'link(input: { src: "a", dst: "b", type: RELATES_TO, weight: 0 }) { edge { weight } }',
+    },
+    { name: 'an empty addition', field: 'append(input: { id: "whatever", addition: " " }) { entry { id } }' },
+    { name: 'empty new content', field: 'update(input: { id: "whatever", content: "" }) { entry { id } }' },
   ];
 
   it('for each kind of bad input, with good captures before and after it', async () => {
@@ -128,7 +130,7 @@ describe('bad input in one field refuses the whole document before any write', (
     }
     fragment Bad on Mutation {
       b1: capture(input: { content: $empty }) { outcome }
-      b2: link(input: { src: "a", dst: "b", type: RELATES_TO, weight: $weight }) { weight }
+      b2: link(input: { src: "a", dst: "b", type: RELATES_TO, weight: $weight }) { edge { weight } }
     }`;
     const res = await t.gql(doc, { empty: '  ', weight: 1.5 }, { workspace: ws });
     expect(res.data ?? null).toBeNull();

@@ -3,7 +3,7 @@ import { APPEND, captureId, FORGET, UNLINK } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** LINK that also answers the edge's global id and weight. */
-const LINK_ID = 'mutation ($input: LinkInput!) { link(input: $input) { id src dst type weight } }';
+const LINK_ID = 'mutation ($input: LinkInput!) { link(input: $input) { edge { id src dst type weight } } }';
 
 const NODE = `query ($id: ID!) {
   node(id: $id) {
@@ -38,7 +38,7 @@ afterAll(async () => {
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
 async function linkId(ws: string, input: Record<string, unknown>): Promise<string> {
-  return (await srv.gqlOk(LINK_ID, { input }, { workspace: ws })).link.id;
+  return (await srv.gqlOk(LINK_ID, { input }, { workspace: ws })).link.edge.id;
 }
 
 async function node(ws: string, id: string) {

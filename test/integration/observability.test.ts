@@ -34,7 +34,7 @@ describe('metrics and logs', () => {
     await t.gqlOk('mutation { capture(input: { content: "metric me" }) { outcome } }', {}, { workspace: 'obs' });
     await t.gqlOk('{ recall(query: "metric") { hits { snippet } } }', {}, { workspace: 'obs' });
     await t.gql('{ entry(id: "x") { id } append: count(kind: ROBOT) }', {}, { workspace: 'obs' });
-    await t.gql('mutation { append(id: "nope", addition: "x") { id } }', {}, { workspace: 'obs' });
+    await t.gql('mutation { append(input: { id: "nope", addition: "x" }) { entry { id } } }', {}, { workspace: 'obs' });
     const after = await scrape();
     expect(after.get(key)).toBe((before.get(key) ?? 0) + 1);
     expect(after.get('sphere_recall_duration_seconds_count')).toBe(

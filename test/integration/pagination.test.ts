@@ -57,7 +57,8 @@ function splitOp(op: string): [string[], string] {
 
 const CAPTURE_FULL =
   'mutation ($input: CaptureInput!) { capture(input: $input) { entry { id createdAt updatedAt observedAt } } }';
-const UPDATE_AT = 'mutation ($id: ID!, $content: String!) { update(id: $id, content: $content) { id updatedAt } }';
+const UPDATE_AT =
+  'mutation ($id: ID!, $content: String!) { update(input: { id: $id, content: $content }) { entry { id updatedAt } } }';
 
 function sortKey(e: Seeded, field: Field): number {
   if (field === 'CREATED_AT') return e.createdAt;
@@ -140,7 +141,7 @@ beforeAll(async () => {
     updated.map((e) => ({ id: e.id, content: `entry number ${e.i}, revised` })),
   );
   updated.forEach((e, k) => {
-    e.updatedAt = Date.parse(res[k]?.updatedAt);
+    e.updatedAt = Date.parse(res[k]?.entry.updatedAt);
   });
 }, 120_000);
 

@@ -49,12 +49,12 @@ describe('subscriptions over graphql-ws', () => {
     const p = await capture(workspace, 'Ada Lovelace', { kind: 'PERSON' });
     const b = await capture(workspace, 'beta note two', { kind: 'EPISODIC' });
     await t.gqlOk(
-      'mutation($a: ID!, $b: ID!) { f: link(input: { src: $a, dst: $b, type: FOLLOWS }) { type } r: link(input: { src: $a, dst: $b, type: RELATES_TO }) { type } }',
+      'mutation($a: ID!, $b: ID!) { f: link(input: { src: $a, dst: $b, type: FOLLOWS }) { edge { type } } r: link(input: { src: $a, dst: $b, type: RELATES_TO }) { edge { type } } }',
       { a: b.entry.id, b: a.entry.id },
       { workspace },
     );
     await t.gqlOk(
-      'mutation($id: ID!) { update(id: $id, content: "beta note two, revised") { id } }',
+      'mutation($id: ID!) { update(input: { id: $id, content: "beta note two, revised" }) { entry { id } } }',
       { id: b.entry.id },
       { workspace },
     );

@@ -51,7 +51,7 @@ describe('revisions take first (default 50, at most 200)', () => {
     for (let round = 0; round < 2; round++) {
       const fields = Array.from(
         { length: 30 },
-        (_, i) => `update(id: "${id}", content: "v${round * 30 + i + 1}") { id }`,
+        (_, i) => `update(input: { id: "${id}", content: "v${round * 30 + i + 1}" }) { entry { id } }`,
       );
       await t.gqlOk(aliased(fields), {}, { workspace: ws });
     }
@@ -99,7 +99,7 @@ describe('connections take first (default 50, at most 200)', () => {
         .slice(i, i + 30)
         .map(
           (other, j) =>
-            `link(input: { src: "${hub}", dst: "${other}", type: RELATES_TO, weight: ${((i + j + 1) / 100).toFixed(2)} }) { weight }`,
+            `link(input: { src: "${hub}", dst: "${other}", type: RELATES_TO, weight: ${((i + j + 1) / 100).toFixed(2)} }) { edge { weight } }`,
         );
       await t.gqlOk(aliased(fields), {}, { workspace: ws });
     }
@@ -262,7 +262,7 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
       .map((e) => e.id);
     expect(bigIds).toHaveLength(10);
     const link = (ids: string[]) =>
-      aliased(ids.map((id) => `link(input: { src: "${hub}", dst: "${id}", type: RELATES_TO }) { weight }`));
+      aliased(ids.map((id) => `link(input: { src: "${hub}", dst: "${id}", type: RELATES_TO }) { edge { weight } }`));
     await t.gqlOk(link(bigIds.slice(0, 9)), {}, { workspace: ws });
 
     const listening = t.server.bus.listeners;

@@ -6,10 +6,10 @@ import { checkFtsIntegrity, dumpWorkspace } from '../helpers/workspace-db.ts';
 
 const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id updatedAt } } }';
 const APPEND = `mutation ($id: ID!, $addition: String!) {
-  append(id: $id, addition: $addition) { id content contentHash updatedAt revisions { content op at } }
+  append(input: { id: $id, addition: $addition }) { entry { id content contentHash updatedAt revisions { content op at } } }
 }`;
 const UPDATE = `mutation ($id: ID!, $content: String!) {
-  update(id: $id, content: $content) { id content contentHash updatedAt revisions { content op at } }
+  update(input: { id: $id, content: $content }) { entry { id content contentHash updatedAt revisions { content op at } } }
 }`;
 
 const sha256 = (s: string) =>
@@ -39,19 +39,19 @@ describe('append and update', () => {
     const ws = freshWorkspace('rev');
     const e = await capture(ws, 'Version one');
     await sleep(5);
-    const a = (await srv.gqlOk(APPEND, { id: e.id, addition: 'More detail' }, { workspace: ws })).append;
+    const a = (await srv.gqlOk(APPEND, { id: e.id, addition: 'More detail' }, { workspace: ws })).append.entry;
     expect(a.content).toBe('Version one\n\nMore detail');
     expect(a.contentHash).toBe(sha256('Version one\n\nMore detail'));
     expect(a.updatedAt > e.updatedAt).toBe(true);
     expect(a.revisions).toEqual([{ content: 'Version one', op: 'APPEND', at: a.updatedAt }]);
 
     await sleep(5);
-    const u = (await srv.gqlOk(UPDATE, { id: e.id, content: 'Version two' }, { workspace: ws })).update;
+    const u = (await srv.gqlOk(UPDATE, { id: e.id, content: 'Version two' }, { workspace: ws })).update.entry;
     expect(u.content).toBe('Version two');
     expect(u.contentHash).toBe(sha256('Version two'));
     expect(u.updatedAt > a.updatedAt).toBe(true);
 
-    const last = (await srv.gqlOk(APPEND, { id: e.id, addition: 'Tail' }, { workspace: ws })).append;
+    const last = (await srv.gqlOk(APPEND, { id: e.id, addition: 'Tail' }, { workspace: ws })).append.entry;
     expect(last.content).toBe('Version two\n\nTail');
     expect(last.revisions.map((r: { content: string; op: string }) => [r.op, r.content])).toEqual([
       ['APPEND', 'Version one'],

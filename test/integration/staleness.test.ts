@@ -47,7 +47,8 @@ async function gqlOk(workspace: string, query: string, variables: Record<string,
   return body.data;
 }
 
-const PASS = 'mutation ($limit: Int) { runStalenessPass(limit: $limit) { scanned markedStale reclassified at } }';
+const PASS =
+  'mutation ($limit: Int) { runStalenessPass(input: { limit: $limit }) { report { scanned markedStale reclassified at } } }';
 
 async function capture(workspace: string, input: Record<string, unknown>): Promise<string> {
   return (await gqlOk(workspace, CAPTURE, { input })).capture.entry.id;
@@ -84,7 +85,7 @@ describe('runStalenessPass', () => {
 
     // Ten days on: only EPHEMERAL entries are past their limit (7 days).
     now = T0 + 10 * DAY;
-    const first = (await gqlOk(ws, PASS, { limit: 500 })).runStalenessPass;
+    const first = (await gqlOk(ws, PASS, { limit: 500 })).runStalenessPass.report;
     expect(first).toEqual({ scanned: 5, markedStale: 2, reclassified: 4, at: new Date(now).toISOString() });
     let e = await entriesById(ws);
     expect(e.get(id.down)).toMatchObject({ volatility: 'EPHEMERAL', volatility_source: 'heuristic', status: 'STALE' });
@@ -99,7 +100,7 @@ describe('runStalenessPass', () => {
 
     // A hundred days on: EVOLVING entries (90 days) go stale; DURABLE ones never do.
     now = T0 + 100 * DAY;
-    const second = (await gqlOk(ws, PASS, {})).runStalenessPass;
+    const second = (await gqlOk(ws, PASS, {})).runStalenessPass.report;
     expect(second).toMatchObject({ scanned: 3, markedStale: 3, reclassified: 0 });
     e = await entriesById(ws);
     for (const key of ['node', 'plain', 'evolving'] as const) expect(e.get(id[key])?.status).toBe('STALE');
@@ -108,7 +109,11 @@ describe('runStalenessPass', () => {
 
     // Nothing left to do.
     now = T0 + 1000 * DAY;
-    expect((await gqlOk(ws, PASS, {})).runStalenessPass).toMatchObject({ scanned: 0, markedStale: 0, reclassified: 0 });
+    expect((await gqlOk(ws, PASS, {})).runStalenessPass.report).toMatchObject({
+      scanned: 0,
+      markedStale: 0,
+      reclassified: 0,
+    });
 
     const audit = await rows(
       ws,
@@ -135,8 +140,14 @@ describe('runStalenessPass', () => {
     now = T0;
     for (let i = 0; i < 3; i++) await capture(ws, { content: `Server ${i} is down right now` });
     now = T0 + 30 * DAY;
-    expect((await gqlOk(ws, PASS, { limit: 1 })).runStalenessPass).toMatchObject({ reclassified: 1, markedStale: 1 });
-    expect((await gqlOk(ws, PASS, { limit: 2 })).runStalenessPass).toMatchObject({ reclassified: 2, markedStale: 2 });
+    expect((await gqlOk(ws, PASS, { limit: 1 })).runStalenessPass.report).toMatchObject({
+      reclassified: 1,
+      markedStale: 1,
+    });
+    expect((await gqlOk(ws, PASS, { limit: 2 })).runStalenessPass.report).toMatchObject({
+      reclassified: 2,
+      markedStale: 2,
+    });
     const statuses = await rows(ws, 'SELECT status, volatility_source FROM entries');
     expect(statuses.every((r) => r.status === 'STALE' && r.volatility_source === 'heuristic')).toBe(true);
   });
@@ -149,7 +160,7 @@ describe('runStalenessPass', () => {
       const body = await gql(ws, PASS, { limit });
       expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     }
-    expect((await gqlOk(ws, PASS, { limit: 10_000 })).runStalenessPass.reclassified).toBe(1);
+    expect((await gqlOk(ws, PASS, { limit: 10_000 })).runStalenessPass.report.reclassified).toBe(1);
     expect(await rows(ws, "SELECT count(*) AS n FROM audit_log WHERE action = 'staleness_pass'")).toEqual([{ n: 1 }]);
   });
 });

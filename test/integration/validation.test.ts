@@ -87,22 +87,22 @@ function cases(): Case[] {
     link('self-link RELATES_TO', { dst: a, type: 'RELATES_TO' }),
     {
       label: 'append empty addition',
-      query: 'mutation ($id: ID!) { append(id: $id, addition: "   ") { id } }',
+      query: 'mutation ($id: ID!) { append(input: { id: $id, addition: "   " }) { entry { id } } }',
       variables: { id: a },
     },
     {
       label: 'append over the content limit',
-      query: 'mutation ($id: ID!, $x: String!) { append(id: $id, addition: $x) { id } }',
+      query: 'mutation ($id: ID!, $x: String!) { append(input: { id: $id, addition: $x }) { entry { id } } }',
       variables: { id: a, x: 'z'.repeat(99_990) },
     },
     {
       label: 'update to empty content',
-      query: 'mutation ($id: ID!) { update(id: $id, content: "") { id } }',
+      query: 'mutation ($id: ID!) { update(input: { id: $id, content: "" }) { entry { id } } }',
       variables: { id: a },
     },
     {
       label: 'update to 100,001 characters',
-      query: 'mutation ($id: ID!, $c: String!) { update(id: $id, content: $c) { id } }',
+      query: 'mutation ($id: ID!, $c: String!) { update(input: { id: $id, content: $c }) { entry { id } } }',
       variables: { id: a, c: tooLong },
     },
     { label: 'topK 0', query: RECALL, variables: { q: 'seed', topK: 0 } },

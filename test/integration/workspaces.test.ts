@@ -84,13 +84,16 @@ describe('workspace isolation', () => {
     expect(entry.entry).toBeNull();
 
     const attempts: [string, Record<string, unknown>][] = [
-      ['mutation ($id: ID!) { append(id: $id, addition: "x") { id } }', { id: B.a }],
-      ['mutation ($id: ID!) { update(id: $id, content: "x") { id } }', { id: B.a }],
-      ['mutation ($id: ID!) { setStatus(id: $id, status: STALE) { id } }', { id: B.a }],
-      ['mutation ($id: ID!) { forget(id: $id) { id } }', { id: B.a }],
+      ['mutation ($id: ID!) { append(input: { id: $id, addition: "x" }) { entry { id } } }', { id: B.a }],
+      ['mutation ($id: ID!) { update(input: { id: $id, content: "x" }) { entry { id } } }', { id: B.a }],
+      ['mutation ($id: ID!) { setStatus(input: { id: $id, status: STALE }) { entry { id } } }', { id: B.a }],
+      ['mutation ($id: ID!) { forget(input: { id: $id }) { forgottenId } }', { id: B.a }],
       [LINK, { input: { src: A.a, dst: B.a, type: 'RELATES_TO' } }],
       [LINK, { input: { src: B.a, dst: A.a, type: 'CAUSED_BY' } }],
-      ['mutation ($s: ID!, $d: ID!) { unlink(src: $s, dst: $d, type: CAUSED_BY) }', { s: B.a, d: B.b }],
+      [
+        'mutation ($s: ID!, $d: ID!) { unlink(input: { src: $s, dst: $d, type: CAUSED_BY }) { removedEdgeId } }',
+        { s: B.a, d: B.b },
+      ],
       [CAPTURE, { input: { content: 'replacement', replaces: B.a } }],
       ['query ($id: ID!) { graphView(seedIds: [$id]) { truncated } }', { id: B.a }],
       ['query ($id: ID!, $a: ID!) { graphView(seedIds: [$a, $id]) { truncated } }', { id: B.a, a: A.a }],

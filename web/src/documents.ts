@@ -57,11 +57,13 @@ export const CAPTURE = `mutation Capture($input: CaptureInput!) {
   capture(input: $input) { outcome matchId entry { ${ENTRY_SUMMARY} } }
 }`;
 
-export const APPEND = 'mutation Append($id: ID!, $addition: String!) { append(id: $id, addition: $addition) { id } }';
-export const UPDATE = 'mutation Update($id: ID!, $content: String!) { update(id: $id, content: $content) { id } }';
+export const APPEND =
+  'mutation Append($id: ID!, $addition: String!) { append(input: { id: $id, addition: $addition }) { entry { id } } }';
+export const UPDATE =
+  'mutation Update($id: ID!, $content: String!) { update(input: { id: $id, content: $content }) { entry { id } } }';
 export const SET_STATUS =
-  'mutation SetStatus($id: ID!, $status: EntryStatus!) { setStatus(id: $id, status: $status) { id status } }';
-export const FORGET = 'mutation Forget($id: ID!) { forget(id: $id) { id forgotten } }';
-export const LINK = 'mutation Link($input: LinkInput!) { link(input: $input) { src dst type weight } }';
+  'mutation SetStatus($id: ID!, $status: EntryStatus!) { setStatus(input: { id: $id, status: $status }) { entry { id status } } }';
+export const FORGET = 'mutation Forget($id: ID!) { forget(input: { id: $id }) { forgottenId forgotten } }';
+export const LINK = 'mutation Link($input: LinkInput!) { link(input: $input) { edge { src dst type weight } } }';
 export const UNLINK =
-  'mutation Unlink($src: ID!, $dst: ID!, $type: EdgeType!) { unlink(src: $src, dst: $dst, type: $type) }';
+  'mutation Unlink($src: ID!, $dst: ID!, $type: EdgeType!) { unlink(input: { src: $src, dst: $dst, type: $type }) { removedEdgeId } }';

@@ -47,7 +47,7 @@ export interface Edge {
   createdAt?: string;
 }
 
-export interface Connection {
+export interface Neighbor {
   direction: 'OUT' | 'IN' | 'BOTH';
   edge: Edge;
   entry: Pick<EntrySummary, 'id' | 'content' | 'kind' | 'status' | 'freshness'>;
@@ -60,7 +60,7 @@ export interface EntryDetail extends EntrySummary {
   contentHash: string;
   observedAt: string | null;
   revisions: { content: string; op: 'APPEND' | 'UPDATE'; at: string }[];
-  connections: Connection[];
+  connections: Neighbor[];
 }
 
 export interface MemoryEvent {

@@ -1,11 +1,11 @@
 import { connectionCursor } from '../../memory/connections.ts';
 import { loadExisting } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
-import { ConnectionRef, EntryRef } from './entry.ts';
+import { EntryRef, NeighborRef } from './entry.ts';
 import { DirectionEnum } from './enums.ts';
 import { VALUE } from './node.ts';
 
-ConnectionRef.implement({
+NeighborRef.implement({
   description: `An edge seen from one entry: the edge, which way it runs, and the entry at the other end. ${VALUE}`,
   fields: (t) => ({
     edge: t.field({ type: EdgeRef, description: 'The edge.', resolve: (c) => c.edge }),

@@ -1,13 +1,15 @@
 import type { EdgeSnapshot } from '../../contract/events.ts';
 import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
+import type { EntryRow } from '../../db/schema.ts';
 import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
 import { checkedFirst, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
-import { NodeRef } from './node.ts';
+import { NodeRef, VALUE } from './node.ts';
 
 export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
 
@@ -65,24 +67,78 @@ function linkOf(input: LinkArg): LinkInput {
   return { ...input, src: String(input.src), dst: String(input.dst) };
 }
 
+/** Drops what this request has cached about an edge's endpoints, so a payload reads them as the write left them. */
+function forgetCached(ctx: Context, ids: string[]): void {
+  for (const id of ids) {
+    ctx.loaders.entry.clear(id);
+    ctx.loaders.edges.clear(id);
+    ctx.loaders.superseded.clear(id);
+  }
+}
+
+/** The endpoint entries of a write, as they are after it. */
+async function endpoints(ctx: Context, src: string, dst: string): Promise<{ source: EntryRow; target: EntryRow }> {
+  forgetCached(ctx, [src, dst]);
+  const [source, target] = await Promise.all([loadExisting(ctx.loaders, src), loadExisting(ctx.loaders, dst)]);
+  return { source, target };
+}
+
+const LinkPayloadRef = builder
+  .objectRef<{ edge: EdgeSnapshot; source: EntryRow; target: EntryRow }>('LinkPayload')
+  .implement({
+    description: `What link returns: the edge and both of its entries as they are now. ${VALUE}`,
+    fields: (t) => ({
+      edge: t.field({ type: EdgeRef, description: 'The edge made or strengthened.', resolve: (p) => p.edge }),
+      source: t.field({ type: EntryRef, description: 'The edge’s source entry.', resolve: (p) => p.source }),
+      target: t.field({ type: EntryRef, description: 'The edge’s target entry.', resolve: (p) => p.target }),
+    }),
+  });
+
+const UnlinkPayloadRef = builder
+  .objectRef<{ removedEdgeId: string | null; source: EntryRow; target: EntryRow }>('UnlinkPayload')
+  .implement({
+    description: `What unlink returns: the removed edge's id and both entries as they are now. ${VALUE}`,
+    fields: (t) => ({
+      removedEdgeId: t.exposeID('removedEdgeId', {
+        nullable: true,
+        description: 'The global id of the removed edge (its Edge.id), or null when there was no such edge.',
+      }),
+      source: t.field({ type: EntryRef, description: 'The entry given as src.', resolve: (p) => p.source }),
+      target: t.field({ type: EntryRef, description: 'The entry given as dst.', resolve: (p) => p.target }),
+    }),
+  });
+
+const UnlinkInputRef = builder.inputType('UnlinkInput', {
+  description: 'An edge to remove.',
+  fields: (t) => ({
+    src: t.id({ required: true, description: 'Source entry id.' }),
+    dst: t.id({ required: true, description: 'Target entry id.' }),
+    type: t.field({ type: EdgeTypeEnum, required: true, description: 'The relation.' }),
+  }),
+});
+
 builder.mutationFields((t) => ({
   link: t.field({
-    type: EdgeRef,
+    type: LinkPayloadRef,
+    nullable: true,
     description:
       'Links two entries, or strengthens the existing edge (max weight, stronger provenance, merged metadata).',
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
-    resolve: async (_r, { input }, ctx) =>
-      edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, linkOf(input)))),
-  }),
-  unlink: t.boolean({
-    description: 'Removes an edge (either order for RELATES_TO); false when there was none.',
-    args: {
-      src: t.arg.id({ required: true, description: 'Source entry id.' }),
-      dst: t.arg.id({ required: true, description: 'Target entry id.' }),
-      type: t.arg({ type: EdgeTypeEnum, required: true, description: 'The relation.' }),
+    resolve: async (_r, { input }, ctx) => {
+      const edge = edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, linkOf(input))));
+      return { edge, ...(await endpoints(ctx, edge.src, edge.dst)) };
     },
-    resolve: (_r, args, ctx) =>
-      runWrite(ctx, (scope) => unlinkEntries(scope, { src: String(args.src), dst: String(args.dst), type: args.type })),
+  }),
+  unlink: t.field({
+    type: UnlinkPayloadRef,
+    nullable: true,
+    description: 'Removes an edge (either order for RELATES_TO); removedEdgeId is null when there was none.',
+    args: { input: t.arg({ type: UnlinkInputRef, required: true, description: 'The edge.' }) },
+    resolve: async (_r, { input }, ctx) => {
+      const [src, dst] = [String(input.src), String(input.dst)];
+      const removed = await runWrite(ctx, (scope) => unlinkEntries(scope, { src, dst, type: input.type }));
+      return { removedEdgeId: removed ? edgeNodeId(removed) : null, ...(await endpoints(ctx, src, dst)) };
+    },
   }),
 }));

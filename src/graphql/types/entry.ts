@@ -8,14 +8,6 @@ import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
-import {
-  appendEntry,
-  checkAppendInput,
-  checkUpdateInput,
-  forgetEntry,
-  setEntryStatus,
-  updateEntry,
-} from '../../memory/revise.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runWrite } from '../guards.ts';
 import {
@@ -34,9 +26,9 @@ import { NodeRef, VALUE } from './node.ts';
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 // Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
-export const ConnectionRef = builder.objectRef<Connection>('Connection');
+export const NeighborRef = builder.objectRef<Connection>('Neighbor');
 
-const CONNECTIONS_AFTER = { description: 'Only connections after this one (a Connection.cursor).' };
+const CONNECTIONS_AFTER = { description: 'Only connections after this one (a Neighbor.cursor).' };
 const CONNECTIONS_FIRST = {
   defaultValue: LIST_PAGES.connections.first,
   description: `How many, ${LIST_PAGES.connections.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
@@ -108,7 +100,7 @@ EntryRef.implement({
       },
     }),
     connections: t.field({
-      type: [ConnectionRef],
+      type: [NeighborRef],
       description: 'Edges touching this entry, heaviest first, optionally of one type or direction: the first `first`.',
       args: {
         type: t.arg({ type: EdgeTypeEnum, description: 'Only edges of this type.' }),
@@ -172,14 +164,6 @@ const CaptureResultRef = builder
     }),
   });
 
-const ForgetResultRef = builder.objectRef<{ id: string; forgotten: boolean }>('ForgetResult').implement({
-  description: `The outcome of forget. ${VALUE}`,
-  fields: (t) => ({
-    id: t.exposeID('id', { description: 'The forgotten entry id.' }),
-    forgotten: t.exposeBoolean('forgotten', { description: 'True once the entry and everything of it is gone.' }),
-  }),
-});
-
 const CaptureInputRef = builder.inputType('CaptureInput', {
   description: 'A memory to store, classified by the writer.',
   fields: (t) => ({
@@ -233,8 +217,10 @@ builder.queryFields((t) => ({
     resolve: (_r, args, ctx) => recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag),
   }),
   connections: t.field({
-    type: [ConnectionRef],
-    description: 'The edges touching an entry, heaviest first: the first `first`.',
+    type: [NeighborRef],
+    nullable: true,
+    description:
+      'The edges touching an entry, heaviest first: the first `first`; null, with a NOT_FOUND error at this field, when the workspace has no such entry.',
     args: {
       id: t.arg.id({ required: true, description: 'Entry id.' }),
       first: t.arg.int(CONNECTIONS_FIRST),
@@ -260,45 +246,11 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   capture: t.field({
     type: CaptureResultRef,
+    nullable: true,
     description:
       'Stores a memory. With `replaces`, the new entry supersedes that one (REPLACED); an entry with the same content is reused instead, gaining any new tags (MERGED) or left as it is (BLOCKED); otherwise STORED.',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: (_r, { input }, ctx) => runWrite(ctx, (scope) => captureEntry(scope, captureOf(input))),
-  }),
-  append: t.field({
-    type: EntryRef,
-    description: 'Appends text to an entry (blank line between); the old content becomes a revision.',
-    args: {
-      id: t.arg.id({ required: true, description: 'Entry id.' }),
-      addition: t.arg.string({ required: true, description: 'The text to append.' }),
-    },
-    extensions: checkedFirst((args: { addition: string }) => checkAppendInput(args.addition)),
-    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => appendEntry(scope, String(args.id), args.addition)),
-  }),
-  update: t.field({
-    type: EntryRef,
-    description: 'Replaces an entry’s content; the old content becomes a revision.',
-    args: {
-      id: t.arg.id({ required: true, description: 'Entry id.' }),
-      content: t.arg.string({ required: true, description: 'The new content.' }),
-    },
-    extensions: checkedFirst((args: { content: string }) => checkUpdateInput(args.content)),
-    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => updateEntry(scope, String(args.id), args.content)),
-  }),
-  setStatus: t.field({
-    type: EntryRef,
-    description: 'Sets an entry’s status.',
-    args: {
-      id: t.arg.id({ required: true, description: 'Entry id.' }),
-      status: t.arg({ type: EntryStatusEnum, required: true, description: 'The new status.' }),
-    },
-    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => setEntryStatus(scope, String(args.id), args.status)),
-  }),
-  forget: t.field({
-    type: ForgetResultRef,
-    description: 'Removes an entry with its tags, revisions, edges and index row.',
-    args: { id: t.arg.id({ required: true, description: 'Entry id.' }) },
-    resolve: (_r, args, ctx) => runWrite(ctx, (scope) => forgetEntry(scope, String(args.id))),
   }),
 }));

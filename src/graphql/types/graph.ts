@@ -40,7 +40,9 @@ const GraphViewRef = builder.objectRef<GraphView>('GraphView').implement({
 builder.queryFields((t) => ({
   graphView: t.field({
     type: GraphViewRef,
-    description: 'Walks edges in both directions from the seeds, heaviest first: ≤ 8 per node, ≤ 50 nodes.',
+    nullable: true,
+    description:
+      'Walks edges in both directions from the seeds, heaviest first: ≤ 8 per node, ≤ 50 nodes; null, with a NOT_FOUND error at this field, when a seed is not an entry of the workspace.',
     args: {
       seedIds: t.arg.idList({ required: true, description: 'Up to 50 entry ids to start from.' }),
       hops: t.arg.int({ defaultValue: READ_DEFAULTS.graphView.hops, description: 'How far to walk, 0 to 3.' }),

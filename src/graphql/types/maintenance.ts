@@ -8,8 +8,8 @@ const DEFAULT_STALENESS_LIMIT = 500;
 type LimitArg = { limit?: number | null };
 
 /** The pass's limit as the client gave it, or the default. */
-function limitOf(args: LimitArg): number {
-  return args.limit ?? DEFAULT_STALENESS_LIMIT;
+function limitOf(args: LimitArg | null | undefined): number {
+  return args?.limit ?? DEFAULT_STALENESS_LIMIT;
 }
 
 const StalenessReportRef = builder.objectRef<StalenessReport>('StalenessReport').implement({
@@ -30,22 +30,43 @@ const StalenessReportRef = builder.objectRef<StalenessReport>('StalenessReport')
   }),
 });
 
+const StalenessPassInputRef = builder.inputType('StalenessPassInput', {
+  description: 'How much one staleness pass may do.',
+  fields: (t) => ({
+    limit: t.int({
+      defaultValue: DEFAULT_STALENESS_LIMIT,
+      description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
+    }),
+  }),
+});
+
+const StalenessPassPayloadRef = builder.objectRef<{ report: StalenessReport }>('StalenessPassPayload').implement({
+  description: `What runStalenessPass returns. ${VALUE}`,
+  fields: (t) => ({
+    report: t.field({ type: StalenessReportRef, description: 'What the pass did.', resolve: (p) => p.report }),
+  }),
+});
+
 builder.mutationFields((t) => ({
   runStalenessPass: t.field({
-    type: StalenessReportRef,
+    type: StalenessPassPayloadRef,
+    nullable: true,
     description:
       'Re-classifies up to `limit` default-volatility entries by a text heuristic and marks up to `limit` ' +
       'over-age ACTIVE entries STALE, in one write with an audit row and a STALENESS_PASS event. ' +
       'Needs the maintainer role (or open mode).',
     args: {
-      limit: t.arg.int({
-        defaultValue: DEFAULT_STALENESS_LIMIT,
-        description: 'At most this many entries re-classified and at most this many marked stale, 1 to 10,000.',
+      input: t.arg({
+        type: StalenessPassInputRef,
+        description: 'How much the pass may do; every field has a default.',
       }),
     },
-    extensions: checkedFirst((args: LimitArg) => checkStalenessLimit(limitOf(args)), 'maintain'),
+    extensions: checkedFirst(
+      (args: { input?: LimitArg | null }) => checkStalenessLimit(limitOf(args.input)),
+      'maintain',
+    ),
     resolve: async (_r, args, ctx) => {
-      const limit = limitOf(args);
+      const limit = limitOf(args.input);
       const report = await runWrite(
         ctx,
         (scope) => runStalenessPass(scope, { limit, actor: ctx.access.tokenId }),
@@ -53,7 +74,7 @@ builder.mutationFields((t) => ({
       );
       // Who ran it, where, when and with what result, in the server's own audit log.
       await ctx.audit('staleness_pass', { ...report, limit });
-      return report;
+      return { report };
     },
   }),
 }));
