@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { fetchExchange, subscriptionExchange, Client as UrqlClient } from '@urql/core';
 import { cacheExchange, type KeyingConfig, type UpdatesConfig } from '@urql/exchange-graphcache';
-import { type DocumentNode, parse } from 'graphql';
+import { buildSchema, type DocumentNode, GraphQLObjectType, parse } from 'graphql';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import WebSocket from 'ws';
@@ -11,6 +12,7 @@ import {
   possibleTypes,
   urqlKeys,
   urqlUpdates,
+  valueTypes,
 } from '../../client/src/caches.ts';
 import { type Data, freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -229,7 +231,16 @@ function urqlDriver(workspace: string, keys: KeyingConfig | undefined, updates: 
     if (r.error) throw r.error;
     return r.data as T;
   };
+  const hooks: Pick<Driver, 'afterUnlink'> = updates
+    ? {
+        // The invalidated connections make the cached entry a miss, so the next read goes to the server.
+        afterUnlink: (id) => expect(client.readQuery<Data>(doc.entry, { id })?.data ?? null).toBeNull(),
+      }
+    : {
+        afterUnlink: (id) => expect(client.readQuery<Data>(doc.entry, { id })?.data?.entry.connections).toHaveLength(1),
+      };
   return {
+    ...hooks,
     mutate: async (m, variables, field) => ok(await client.mutation<Data>(m, variables).toPromise())[field],
     query: async (q, variables) =>
       ok(await client.query<Data>(q, variables ?? {}, { requestPolicy: 'network-only' }).toPromise()),
@@ -242,6 +253,20 @@ function urqlDriver(workspace: string, keys: KeyingConfig | undefined, updates: 
       }),
   };
 }
+
+describe('the cache configuration and schema.graphql', () => {
+  it('lists every object type without identity as a value, and every Node implementation', () => {
+    const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+    const roots = ['Query', 'Mutation', 'Subscription', 'Stats', 'Brief'];
+    const objects = Object.values(schema.getTypeMap()).filter(
+      (t): t is GraphQLObjectType => t instanceof GraphQLObjectType && !t.name.startsWith('__'),
+    );
+    const values = objects.filter((t) => !roots.includes(t.name) && !t.getInterfaces().some((i) => i.name === 'Node'));
+    expect([...valueTypes].sort()).toEqual(values.map((t) => t.name).sort());
+    const nodes = objects.filter((t) => t.getInterfaces().some((i) => i.name === 'Node')).map((t) => t.name);
+    expect([...(possibleTypes.Node ?? [])].sort()).toEqual(nodes.sort());
+  });
+});
 
 describe('Apollo InMemoryCache with apolloTypePolicies', () => {
   // Apollo prints each "Cache data may be lost" warning once per process, so the configured run comes first.
