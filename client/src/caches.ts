@@ -70,13 +70,13 @@ interface UnlinkResult {
   target: { id: string };
 }
 
-type ApolloStore = ApolloCache;
-
 /** Drops a forgotten entry and the edges touching it from an Apollo cache. */
-export function evictForgotten(cache: ApolloStore, payload: ForgetResult | null | undefined): void {
+export function evictForgotten(cache: ApolloCache, payload: ForgetResult | null | undefined): void {
   if (!payload?.forgotten) return;
   const id = payload.forgottenId;
   cache.evict({ id: cache.identify({ __typename: 'Entry', id }) });
+  // Edges are found by their src/dst fields, so only edges fetched with those fields are dropped here; the rest
+  // become unreachable from the entry and go with gc.
   const store = cache.extract() as Record<string, { __typename?: string; src?: string; dst?: string }>;
   for (const [key, obj] of Object.entries(store)) {
     if (obj.__typename === 'Edge' && (obj.src === id || obj.dst === id)) cache.evict({ id: key });
@@ -87,7 +87,7 @@ export function evictForgotten(cache: ApolloStore, payload: ForgetResult | null 
 }
 
 /** Removes an unlinked edge and the neighbours that carried it from an Apollo cache. */
-export function applyUnlink(cache: ApolloStore, payload: UnlinkResult | null | undefined): void {
+export function applyUnlink(cache: ApolloCache, payload: UnlinkResult | null | undefined): void {
   const edgeId = payload?.removedEdgeId;
   if (!payload || !edgeId) return;
   const edgeRef = cache.identify({ __typename: 'Edge', id: edgeId });
@@ -117,7 +117,7 @@ export const urqlKeys: KeyingConfig = {
   Brief: byWorkspace,
 };
 
-const invalidateField = (cache: Cache, entity: { __typename: string; id: string }, field: string) => {
+const invalidateField = (cache: Cache, entity: { __typename: string; id: string } | 'Query', field: string) => {
   for (const f of cache.inspectFields(entity)) {
     if (f.fieldName === field) cache.invalidate(entity, f.fieldName, f.arguments ?? undefined);
   }
@@ -137,9 +137,7 @@ export const urqlUpdates: UpdatesConfig = {
       cache.invalidate({ __typename: 'Edge', id: payload.removedEdgeId });
       for (const end of [payload.source, payload.target])
         invalidateField(cache, { __typename: 'Entry', id: end.id }, 'connections');
-      for (const f of cache.inspectFields('Query')) {
-        if (f.fieldName === 'connections') cache.invalidate('Query', f.fieldName, f.arguments ?? undefined);
-      }
+      invalidateField(cache, 'Query', 'connections');
     },
   },
 };
