@@ -106,7 +106,7 @@ interface GqlBody {
 const hashOf = (doc: DocumentNode): string | undefined => (doc as { __meta__?: { hash?: string } }).__meta__?.hash;
 
 /** The request body for a document: its text, or with `persisted` only its hash. */
-function paramsFor(doc: DocumentNode, variables: unknown, persisted: boolean) {
+function paramsFor(doc: DocumentNode, variables: Record<string, unknown>, persisted: boolean) {
   const hash = hashOf(doc);
   if (persisted && hash) {
     return { variables, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
@@ -139,7 +139,7 @@ function createRequester(opts: SphereClientOptions) {
         accept: 'application/graphql-response+json, application/json',
         ...authHeaders(opts),
       },
-      body: JSON.stringify(paramsFor(doc, variables, persisted)),
+      body: JSON.stringify(paramsFor(doc, variables as Record<string, unknown>, persisted)),
     });
     const text = await res.text();
     let body: GqlBody;
@@ -178,8 +178,9 @@ function createSocket(opts: SphereClientOptions): WsClient {
     }),
     retryAttempts: opts.retryAttempts ?? 10,
     retryWait: backoff,
-    // A server restarting closes with 1001 or drops the TCP connection; both are worth another try.
-    shouldRetry: () => true,
+    // A server restarting closes with 1001 or refuses the connection; both are worth another try. A thrown
+    // Error is a fault on this side that a retry would only repeat (graphql-ws retries it without waiting).
+    shouldRetry: (errOrCloseEvent) => !(errOrCloseEvent instanceof Error),
   });
 }
 
@@ -200,7 +201,8 @@ function subscribeEvents(
   const start = (since: number) => {
     if (stopped) return;
     variables.sinceSeq = since;
-    const payload = paramsFor(EventsDocument, variables, persisted) as Parameters<WsClient['subscribe']>[0];
+    // graphql-ws refuses to send a payload without a string query; the server takes an empty one as absent.
+    const payload = { query: '', ...paramsFor(EventsDocument, variables, persisted) };
     unsubscribe = socket().subscribe<EventsSubscription>(payload, {
       next: (result) => {
         if (result.errors?.length) {
@@ -260,8 +262,11 @@ export function createSphereClient(opts: SphereClientOptions): SphereClient {
     },
     subscribe: (handler, subOpts = {}) => subscribeEvents(socket, request, opts.persisted ?? false, handler, subOpts),
     close: async () => {
-      await ws?.dispose();
+      const closing = ws;
       ws = null;
+      // graphql-ws rejects dispose() with the last connect error when the server is down at that moment;
+      // closing is still done then, and must not throw.
+      await Promise.resolve(closing?.dispose()).catch(() => {});
     },
   };
 }
