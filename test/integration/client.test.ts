@@ -31,7 +31,7 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-describe('createSphereClient', () => {
+describe('createSphereClient requests', () => {
   it('captures, recalls and draws a graph view, typed end to end', async () => {
     const t = await server();
     const sphere = client(t.url, freshWorkspace('client'));
@@ -83,7 +83,9 @@ describe('createSphereClient', () => {
     expect(new Set(seen).size).toBe(120);
     expect(seen.sort()).toEqual(ids.sort());
   }, 60_000);
+});
 
+describe('createSphereClient subscriptions', () => {
   it('subscribes to events, from a seq or from now on', async () => {
     const t = await server();
     const sphere = client(t.url, freshWorkspace('client'));
