@@ -1,0 +1,106 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": typeof types.AppendDocument,
+    "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}": typeof types.CaptureDocument,
+    "query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}": typeof types.EntriesDocument,
+    "query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}": typeof types.EntryDocument,
+    "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}": typeof types.EventsDocument,
+    "mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}": typeof types.ForgetDocument,
+    "query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}": typeof types.GraphViewDocument,
+    "query LastEventSeq {\n  lastEventSeq\n}": typeof types.LastEventSeqDocument,
+    "mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}": typeof types.LinkDocument,
+    "query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": typeof types.RecallDocument,
+    "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}": typeof types.UnlinkDocument,
+};
+const documents: Documents = {
+    "mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": types.AppendDocument,
+    "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}": types.CaptureDocument,
+    "query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}": types.EntriesDocument,
+    "query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}": types.EntryDocument,
+    "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}": types.EventsDocument,
+    "mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}": types.ForgetDocument,
+    "query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}": types.GraphViewDocument,
+    "query LastEventSeq {\n  lastEventSeq\n}": types.LastEventSeqDocument,
+    "mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}": types.LinkDocument,
+    "query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": types.RecallDocument,
+    "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}": types.UnlinkDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"): (typeof documents)["mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}"): (typeof documents)["mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}"): (typeof documents)["query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}"): (typeof documents)["query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}"): (typeof documents)["subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}"): (typeof documents)["mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}"): (typeof documents)["query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query LastEventSeq {\n  lastEventSeq\n}"): (typeof documents)["query LastEventSeq {\n  lastEventSeq\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}"): (typeof documents)["mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}"): (typeof documents)["query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}"): (typeof documents)["mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

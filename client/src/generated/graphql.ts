@@ -1,0 +1,360 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** Text to add to the end of an entry. */
+export type AppendInput = {
+  /** The text to append. */
+  addition: string;
+  /** Entry id. */
+  id: string | number;
+};
+
+/** A memory to store, classified by the writer. */
+export type CaptureInput = {
+  /** How well it is supported. */
+  claimTag?: ClaimTag | null | undefined;
+  /** The memory text, 1 to 100,000 characters after trimming. */
+  content: string;
+  /** A pointer to the evidence. */
+  evidenceRef?: string | null | undefined;
+  /** Importance from 0 to 1. */
+  importance?: number | null | undefined;
+  /** What kind of memory it is. */
+  kind?: EntryKind | null | undefined;
+  /** When it happened in the world. */
+  observedAt?: string | null | undefined;
+  /** An entry this one replaces: it becomes SUPERSEDED with a SUPERSEDES edge to it. */
+  replaces?: string | number | null | undefined;
+  /** Where it came from. */
+  source?: string | null | undefined;
+  /** Initial status. */
+  status?: EntryStatus | null | undefined;
+  /** Up to 32 tags of at most 64 characters; trimmed and lower-cased. */
+  tags?: Array<string> | null | undefined;
+  /** How fast it goes out of date; without it, EVOLVING (volatility source `default`). */
+  volatility?: Volatility | null | undefined;
+};
+
+/** What a capture did. */
+export type CaptureOutcome =
+  /** The same content exists with every given tag; nothing was written. */
+  | 'BLOCKED'
+  /** The same content exists; the new tags were added to it. */
+  | 'MERGED'
+  /** A new entry was stored and the replaced one became SUPERSEDED. */
+  | 'REPLACED'
+  /** A new entry was stored. */
+  | 'STORED';
+
+/** How well an entry is supported. */
+export type ClaimTag =
+  /** Concluded, not checked. */
+  | 'INFERRED'
+  /** Not known. */
+  | 'UNKNOWN'
+  /** Checked against evidence. */
+  | 'VERIFIED';
+
+/** The relation an edge states. RELATES_TO is symmetric; the others point from src to dst. */
+export type EdgeType =
+  /** src is about a PERSON dst. */
+  | 'ABOUT_PERSON'
+  /** src was caused by dst (any kinds). */
+  | 'CAUSED_BY'
+  /** An EPISODIC src decided dst. */
+  | 'DECIDED'
+  /** A DOCUMENT src documents dst. */
+  | 'DOCUMENT_OF'
+  /** An EPISODIC src follows an EPISODIC dst in time. */
+  | 'FOLLOWS'
+  /** src is part of a PROJECT dst. */
+  | 'PART_OF_PROJECT'
+  /** Related, in no particular direction (symmetric; any kinds). */
+  | 'RELATES_TO'
+  /** src replaces dst; dst becomes SUPERSEDED. */
+  | 'SUPERSEDES';
+
+/** Which entries the listing holds: an entry must pass all of these, as in recall’s filter. */
+export type EntryFilter = {
+  /** Only these claim tags. */
+  claimTags?: Array<ClaimTag> | null | undefined;
+  /** Only these kinds. */
+  kinds?: Array<EntryKind> | null | undefined;
+  /** Happened (or was stored) at or after this instant. */
+  since?: string | null | undefined;
+  /** Only these statuses (default: every status, DEPRECATED included). */
+  statuses?: Array<EntryStatus> | null | undefined;
+  /** Entries must carry all of these tags. */
+  tags?: Array<string> | null | undefined;
+  /** Happened (or was stored) before this instant. */
+  until?: string | null | undefined;
+  /** Only these volatilities. */
+  volatilities?: Array<Volatility> | null | undefined;
+};
+
+/** What kind of memory an entry is; the writer classifies it. */
+export type EntryKind =
+  /** A document or a pointer to one. */
+  | 'DOCUMENT'
+  /** Something that happened: an event, a conversation turn, an observation. */
+  | 'EPISODIC'
+  /** A person. */
+  | 'PERSON'
+  /** How to do something. */
+  | 'PROCEDURAL'
+  /** A project. */
+  | 'PROJECT'
+  /** A fact or piece of knowledge. */
+  | 'SEMANTIC';
+
+/** The order of the entries listing; its cursors are valid in this order only. */
+export type EntryOrder = {
+  /** Newest first (DESC) or oldest first (ASC). */
+  direction?: OrderDirection;
+  /** The time to sort by. */
+  field?: EntryOrderField;
+};
+
+/** What the entries listing sorts by; ties go by insertion order in the same direction. */
+export type EntryOrderField =
+  /** When the entry was stored; never changes, so a walk sees each entry once. */
+  | 'CREATED_AT'
+  /** When it happened in the world; entries with no observedAt sort by createdAt, as the since/until filter reads them. */
+  | 'OBSERVED_AT'
+  /** When the entry last changed; an entry updated during a walk moves and may be seen twice or missed. */
+  | 'UPDATED_AT';
+
+/** Where an entry stands in its life. */
+export type EntryStatus =
+  /** In force. */
+  | 'ACTIVE'
+  /** In force and authoritative. */
+  | 'CANONICAL'
+  /** Retired; recall skips it unless asked for. */
+  | 'DEPRECATED'
+  /** Out of date, to review. */
+  | 'STALE'
+  /** Replaced by a newer entry. */
+  | 'SUPERSEDED';
+
+/** The entry to forget. */
+export type ForgetInput = {
+  /** Entry id. */
+  id: string | number;
+};
+
+/** How current an entry is at read time. */
+export type Freshness =
+  /** Past half of its volatility’s lifetime. */
+  | 'AGING'
+  /** Within the first half of its volatility’s lifetime. */
+  | 'CURRENT'
+  /** Marked STALE, or older than its volatility allows. */
+  | 'STALE'
+  /** Marked SUPERSEDED, or the target of a SUPERSEDES edge. */
+  | 'SUPERSEDED';
+
+/** An edge to make or strengthen. */
+export type LinkInput = {
+  /** Target entry id; must differ from src. */
+  dst: string | number;
+  /** Free-form metadata; merged key by key into an existing edge. */
+  metadata?: unknown;
+  /** Who makes it. */
+  provenance?: Provenance | null | undefined;
+  /** Source entry id. */
+  src: string | number;
+  /** The relation; some types gate entry kinds. */
+  type: EdgeType;
+  /** Strength in (0, 1]. */
+  weight?: number | null | undefined;
+};
+
+/** The kind of committed write an event reports. */
+export type MemoryEventType =
+  /** Text was appended to an entry. */
+  | 'APPENDED'
+  /** An entry was stored, merged into, or replaced (see outcome). */
+  | 'CAPTURED'
+  /** An entry and everything of it was removed. */
+  | 'FORGOTTEN'
+  /** An edge was made or strengthened. */
+  | 'LINKED'
+  /** A staleness pass ran. */
+  | 'STALENESS_PASS'
+  /** An entry’s status changed. */
+  | 'STATUS_CHANGED'
+  /** An edge was removed. */
+  | 'UNLINKED'
+  /** An entry’s content was replaced. */
+  | 'UPDATED';
+
+/** Which way a listing runs. */
+export type OrderDirection =
+  /** Oldest first. */
+  | 'ASC'
+  /** Newest first. */
+  | 'DESC';
+
+/** Who made an edge; on re-linking the stronger wins (EXPLICIT > INFERRED > SYSTEM). */
+export type Provenance =
+  /** Stated by a caller. */
+  | 'EXPLICIT'
+  /** Inferred by a caller or a process. */
+  | 'INFERRED'
+  /** Made by Mini-Sphere itself (e.g. by a replacing capture). */
+  | 'SYSTEM';
+
+/** A retrieval arm that found a recall hit. */
+export type RecallArm =
+  /** Edges walked from the keyword hits. */
+  | 'GRAPH'
+  /** Full-text search (FTS5 BM25). */
+  | 'KEYWORD'
+  /** Embedding similarity (reserved; not enabled). */
+  | 'VECTOR';
+
+/** Filters applied before ranking; an entry must pass all of them. */
+export type RecallFilter = {
+  /** Only these claim tags. */
+  claimTags?: Array<ClaimTag> | null | undefined;
+  /** Only these kinds. */
+  kinds?: Array<EntryKind> | null | undefined;
+  /** Happened (or was stored) at or after this instant. */
+  since?: string | null | undefined;
+  /** Only these statuses (default: all but DEPRECATED). */
+  statuses?: Array<EntryStatus> | null | undefined;
+  /** Entries must carry all of these tags. */
+  tags?: Array<string> | null | undefined;
+  /** Happened (or was stored) before this instant. */
+  until?: string | null | undefined;
+  /** Only these volatilities. */
+  volatilities?: Array<Volatility> | null | undefined;
+};
+
+/** An edge to remove. */
+export type UnlinkInput = {
+  /** Target entry id. */
+  dst: string | number;
+  /** Source entry id. */
+  src: string | number;
+  /** The relation. */
+  type: EdgeType;
+};
+
+/** How fast an entry goes out of date. */
+export type Volatility =
+  /** Never goes stale by age. */
+  | 'DURABLE'
+  /** Stale after 7 days without change. */
+  | 'EPHEMERAL'
+  /** Stale after 90 days without change. */
+  | 'EVOLVING';
+
+export type AppendMutationVariables = Exact<{
+  input: AppendInput;
+}>;
+
+
+export type AppendMutation = { append: { entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } } | null };
+
+export type CaptureMutationVariables = Exact<{
+  input: CaptureInput;
+}>;
+
+
+export type CaptureMutation = { capture: { outcome: CaptureOutcome, matchId: string | null, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } } | null };
+
+export type EntryFieldsFragment = { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string };
+
+export type EntriesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  filter?: EntryFilter | null | undefined;
+  orderBy?: EntryOrder | null | undefined;
+}>;
+
+
+export type EntriesQuery = { entries: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type EntryQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type EntryQuery = { entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } | null };
+
+export type EventsSubscriptionVariables = Exact<{
+  sinceSeq?: number | null | undefined;
+  types?: Array<MemoryEventType> | MemoryEventType | null | undefined;
+}>;
+
+
+export type EventsSubscription = { events: { seq: number, type: MemoryEventType, at: string, entryId: string | null, outcome: CaptureOutcome | null, data: unknown } };
+
+export type ForgetMutationVariables = Exact<{
+  input: ForgetInput;
+}>;
+
+
+export type ForgetMutation = { forget: { forgotten: boolean, forgottenId: string } | null };
+
+export type GraphViewQueryVariables = Exact<{
+  seedIds: Array<string | number> | string | number;
+  hops?: number | null | undefined;
+}>;
+
+
+export type GraphViewQuery = { graphView: { truncated: boolean, nodes: Array<{ hop: number, score: number, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } }>, edges: Array<{ id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string }> } | null };
+
+export type LastEventSeqQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type LastEventSeqQuery = { lastEventSeq: number };
+
+export type LinkMutationVariables = Exact<{
+  input: LinkInput;
+}>;
+
+
+export type LinkMutation = { link: { edge: { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string } } | null };
+
+export type EdgeFieldsFragment = { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string };
+
+export type RecallQueryVariables = Exact<{
+  query: string;
+  topK?: number | null | undefined;
+  hops?: number | null | undefined;
+  tag?: string | null | undefined;
+  kind?: EntryKind | null | undefined;
+  filter?: RecallFilter | null | undefined;
+  asOf?: string | null | undefined;
+  full?: boolean | null | undefined;
+}>;
+
+
+export type RecallQuery = { recall: { query: string, queryUsed: string, candidates: number, usedChars: number, budgetChars: number | null, hits: Array<{ rank: number, score: number, snippet: string, truncated: boolean, hop: number | null, arms: Array<RecallArm>, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type UnlinkMutationVariables = Exact<{
+  input: UnlinkInput;
+}>;
+
+
+export type UnlinkMutation = { unlink: { removedEdgeId: string | null } | null };
+
+export const EntryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<EntryFieldsFragment, unknown>;
+export const EdgeFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EdgeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Edge"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"src"}},{"kind":"Field","name":{"kind":"Name","value":"dst"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"provenance"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<EdgeFieldsFragment, unknown>;
+export const AppendDocument = {"__meta__":{"hash":"9091818a6cee2811c8582b55612b564dab559eef4d21bceac0ca641eed9211ba"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Append"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AppendInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"append"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entry"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AppendMutation, AppendMutationVariables>;
+export const CaptureDocument = {"__meta__":{"hash":"20595dd0c6e26275771b6b2af493e8df74051098b985bb9e0c47e3db7705ebc1"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Capture"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CaptureInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"capture"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"matchId"}},{"kind":"Field","name":{"kind":"Name","value":"entry"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CaptureMutation, CaptureMutationVariables>;
+export const EntriesDocument = {"__meta__":{"hash":"056f7a7f3bcb81a4093063b7c1bd110671c6b517f90054fa8104c489f067012c"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Entries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"EntryFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"EntryOrder"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"orderBy"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<EntriesQuery, EntriesQueryVariables>;
+export const EntryDocument = {"__meta__":{"hash":"67273fdb240760bafb314c298de885f9c301baa1bbab9fc1c607245a6294021e"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Entry"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entry"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<EntryQuery, EntryQueryVariables>;
+export const EventsDocument = {"__meta__":{"hash":"c64811982139b6bff711977de15bce46f5648bf4ce1bdbdeaa827c406102a8c3"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"Events"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sinceSeq"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"types"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"MemoryEventType"}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sinceSeq"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sinceSeq"}}},{"kind":"Argument","name":{"kind":"Name","value":"types"},"value":{"kind":"Variable","name":{"kind":"Name","value":"types"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"at"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]}}]} as unknown as DocumentNode<EventsSubscription, EventsSubscriptionVariables>;
+export const ForgetDocument = {"__meta__":{"hash":"d865f0eeb0cd85684f0d16a201f7ea096e5c6b76bf203bd022d9e6922a51e79c"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Forget"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ForgetInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"forget"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"forgotten"}},{"kind":"Field","name":{"kind":"Name","value":"forgottenId"}}]}}]}}]} as unknown as DocumentNode<ForgetMutation, ForgetMutationVariables>;
+export const GraphViewDocument = {"__meta__":{"hash":"dbed31137a8cfc5ca5bdec76dffe3cbeec5de167c598d908bdb3e79d4b412b8a"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GraphView"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"seedIds"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"hops"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"graphView"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"seedIds"},"value":{"kind":"Variable","name":{"kind":"Name","value":"seedIds"}}},{"kind":"Argument","name":{"kind":"Name","value":"hops"},"value":{"kind":"Variable","name":{"kind":"Name","value":"hops"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"truncated"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hop"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"entry"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EdgeFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EdgeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Edge"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"src"}},{"kind":"Field","name":{"kind":"Name","value":"dst"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"provenance"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GraphViewQuery, GraphViewQueryVariables>;
+export const LastEventSeqDocument = {"__meta__":{"hash":"358b85fde780d636b9f43c327f74cc86e1032383d498b7d9f651982aec146028"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"LastEventSeq"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lastEventSeq"}}]}}]} as unknown as DocumentNode<LastEventSeqQuery, LastEventSeqQueryVariables>;
+export const LinkDocument = {"__meta__":{"hash":"2369ec26f8c2fa9e2f545a80f64f89f7cc43bc5d1606c3c16a86ad62fed9c073"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Link"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LinkInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"link"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edge"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EdgeFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EdgeFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Edge"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"src"}},{"kind":"Field","name":{"kind":"Name","value":"dst"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"provenance"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<LinkMutation, LinkMutationVariables>;
+export const RecallDocument = {"__meta__":{"hash":"26aec71cbc50df59c35a5c43f7b2560d73acbb37d5ab07ae6247fa8be159ca28"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Recall"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"query"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"topK"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"hops"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"tag"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"kind"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"EntryKind"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"RecallFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"asOf"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"DateTime"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"full"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recall"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}},{"kind":"Argument","name":{"kind":"Name","value":"topK"},"value":{"kind":"Variable","name":{"kind":"Name","value":"topK"}}},{"kind":"Argument","name":{"kind":"Name","value":"hops"},"value":{"kind":"Variable","name":{"kind":"Name","value":"hops"}}},{"kind":"Argument","name":{"kind":"Name","value":"tag"},"value":{"kind":"Variable","name":{"kind":"Name","value":"tag"}}},{"kind":"Argument","name":{"kind":"Name","value":"kind"},"value":{"kind":"Variable","name":{"kind":"Name","value":"kind"}}},{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"asOf"},"value":{"kind":"Variable","name":{"kind":"Name","value":"asOf"}}},{"kind":"Argument","name":{"kind":"Name","value":"full"},"value":{"kind":"Variable","name":{"kind":"Name","value":"full"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"query"}},{"kind":"Field","name":{"kind":"Name","value":"queryUsed"}},{"kind":"Field","name":{"kind":"Name","value":"candidates"}},{"kind":"Field","name":{"kind":"Name","value":"usedChars"}},{"kind":"Field","name":{"kind":"Name","value":"budgetChars"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rank"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"snippet"}},{"kind":"Field","name":{"kind":"Name","value":"truncated"}},{"kind":"Field","name":{"kind":"Name","value":"hop"}},{"kind":"Field","name":{"kind":"Name","value":"arms"}},{"kind":"Field","name":{"kind":"Name","value":"entry"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EntryFields"}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Entry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"claimTag"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"importance"}},{"kind":"Field","name":{"kind":"Name","value":"volatility"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceRef"}},{"kind":"Field","name":{"kind":"Name","value":"observedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<RecallQuery, RecallQueryVariables>;
+export const UnlinkDocument = {"__meta__":{"hash":"cbbbdb902fa39383ed0056abdfed1814f204776c5c0c80200c7c77aad81a58b3"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Unlink"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UnlinkInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"unlink"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"removedEdgeId"}}]}}]}}]} as unknown as DocumentNode<UnlinkMutation, UnlinkMutationVariables>;
