@@ -1,6 +1,18 @@
-/** The shapes the dashboard reads (CONTRACT §4); the enums come from the server's own module. */
+/**
+ * The shapes the dashboard reads (CONTRACT §4), derived from the typed client's generated types so a
+ * schema change surfaces here at compile time. Type-only imports: the browser bundle gains no code.
+ */
 
-import type { CaptureOutcome, EdgeType, EntryKind, EntryStatus, MemoryEventType } from '../../src/contract/enums.ts';
+import type {
+  CaptureOutcome,
+  EdgeFieldsFragment,
+  EdgeType,
+  EntryFieldsFragment,
+  EntryKind,
+  GraphViewQuery,
+  MemoryEventType,
+  RecallQuery,
+} from '../../client/src/generated/graphql.ts';
 
 /** Edge colours, shared by the graph, its legend and edge chips elsewhere. */
 export const EDGE_COLORS: Record<EdgeType, string> = {
@@ -23,29 +35,24 @@ export const KIND_COLORS: Record<EntryKind, string> = {
   DOCUMENT: '#84cc16',
 };
 
-export interface EntrySummary {
-  id: string;
-  content: string;
-  kind: EntryKind;
-  status: EntryStatus;
-  volatility: string;
-  freshness: string;
-  importance: number;
-  claimTag: string;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type EntrySummary = Pick<
+  EntryFieldsFragment,
+  | 'id'
+  | 'content'
+  | 'kind'
+  | 'status'
+  | 'volatility'
+  | 'freshness'
+  | 'importance'
+  | 'claimTag'
+  | 'tags'
+  | 'createdAt'
+  | 'updatedAt'
+>;
 
-export interface Edge {
-  src: string;
-  dst: string;
-  type: EdgeType;
-  weight: number;
-  provenance: string;
-  metadata?: unknown;
-  createdAt?: string;
-}
+/** The graph view asks for no metadata or timestamps; entry connections ask for both. */
+export type Edge = Pick<EdgeFieldsFragment, 'src' | 'dst' | 'type' | 'weight' | 'provenance'> &
+  Partial<Pick<EdgeFieldsFragment, 'metadata' | 'createdAt'>>;
 
 export interface Neighbor {
   direction: 'OUT' | 'IN' | 'BOTH';
@@ -53,12 +60,9 @@ export interface Neighbor {
   entry: Pick<EntrySummary, 'id' | 'content' | 'kind' | 'status' | 'freshness'>;
 }
 
-export interface EntryDetail extends EntrySummary {
-  source: string | null;
-  evidenceRef: string | null;
+export interface EntryDetail extends EntrySummary, Pick<EntryFieldsFragment, 'source' | 'evidenceRef' | 'observedAt'> {
   recallCount: number;
   contentHash: string;
-  observedAt: string | null;
   revisions: { content: string; op: 'APPEND' | 'UPDATE'; at: string }[];
   connections: Neighbor[];
 }
@@ -86,39 +90,32 @@ export interface ScoreExplain {
   final: number;
 }
 
-export interface RecallHit {
-  rank: number;
-  score: number;
-  snippet: string;
-  truncated: boolean;
-  arms: string[];
-  hop: number | null;
+type GeneratedRecall = RecallQuery['recall'];
+type GeneratedGraphView = NonNullable<GraphViewQuery['graphView']>;
+
+/** The dashboard also reads the scoring breakdown and the edge a graph hit came by. */
+export type RecallHit = Pick<
+  GeneratedRecall['hits'][number],
+  'rank' | 'score' | 'snippet' | 'truncated' | 'arms' | 'hop'
+> & {
   via: Pick<Edge, 'src' | 'dst' | 'type' | 'weight'> | null;
   explain: ScoreExplain;
   entry: EntrySummary;
-}
+};
 
-export interface RecallResult {
-  query: string;
-  queryUsed: string;
+export type RecallResult = Pick<GeneratedRecall, 'query' | 'queryUsed' | 'candidates' | 'usedChars' | 'budgetChars'> & {
   timeRange: { from: string | null; to: string | null; phrase: string } | null;
-  candidates: number;
-  usedChars: number;
-  budgetChars: number | null;
   policyVersion: string;
   omitted: { entryId: string; reason: string }[];
   hits: RecallHit[];
-}
+};
 
-export interface GraphViewResult {
-  truncated: boolean;
-  nodes: {
-    hop: number;
-    score: number;
+export type GraphViewResult = Pick<GeneratedGraphView, 'truncated'> & {
+  nodes: (Pick<GeneratedGraphView['nodes'][number], 'hop' | 'score'> & {
     entry: Pick<EntrySummary, 'id' | 'content' | 'kind' | 'status' | 'freshness'>;
-  }[];
+  })[];
   edges: Edge[];
-}
+};
 
 export interface CountBy {
   key: string;
