@@ -7,6 +7,16 @@ export interface App {
   gql: Gql;
   live: LiveEvents;
   session: Session;
+  /** Opens the workspace-and-token dialog, saying why; where a user pastes a token. */
+  askForAccess(reason?: string): void;
+}
+
+/**
+ * The workspace the dashboard works in: the server's word once it has answered (a token names
+ * its own workspace), before that the open-mode setting, or nothing in token mode.
+ */
+export function workspaceName(app: Pick<App, 'live' | 'session'>): string | null {
+  return app.live.workspace ?? (app.session.token ? null : app.session.workspace);
 }
 
 /** A parsed hash route: `#/entry/<id>?x=1` is `{ name: 'entry', id, params: x=1 }`. */

@@ -9,7 +9,7 @@ export const EVENTS_SUBSCRIPTION = `subscription DashboardEvents($sinceSeq: Int)
   events(sinceSeq: $sinceSeq) { ${EVENT_FIELDS} }
 }`;
 
-export const LAST_EVENT_SEQ = 'query LastEventSeq { lastEventSeq }';
+export const LAST_EVENT_SEQ = 'query LastEventSeq { lastEventSeq stats { workspace } }';
 
 export const RECENT = 'query Recent($n: Int) { recent(n: $n) { id content kind } }';
 

@@ -1,10 +1,10 @@
 import { type Client, createClient } from 'graphql-ws/client';
-import { type Gql, GRAPHQL_PATH } from './api.ts';
+import { ApiError, type Gql, GRAPHQL_PATH } from './api.ts';
 import { EVENTS_SUBSCRIPTION, LAST_EVENT_SEQ } from './documents.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
-export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'stopped';
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthorized' | 'forbidden' | 'stopped';
 
 /** How many past events the feed shows when it opens. */
 const BACKLOG = 50;
@@ -17,11 +17,13 @@ async function backoff(retries: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function isUnauthenticated(errors: unknown): boolean {
-  return (
-    Array.isArray(errors) &&
-    errors.some((e: { extensions?: { code?: string } }) => e?.extensions?.code === 'UNAUTHENTICATED')
-  );
+type ErrorShape = { message?: string; extensions?: { code?: string } };
+
+/** The first UNAUTHENTICATED or FORBIDDEN error among a subscription's errors, as an ApiError. */
+function accessError(errors: unknown): ApiError | null {
+  const list: ErrorShape[] = Array.isArray(errors) ? errors : [];
+  const found = list.find((e) => e?.extensions?.code === 'UNAUTHENTICATED' || e?.extensions?.code === 'FORBIDDEN');
+  return found ? new ApiError(found.message ?? 'access refused', found.extensions?.code) : null;
 }
 
 /**
@@ -33,6 +35,13 @@ export class LiveEvents {
   /** Newest first. */
   readonly events: MemoryEvent[] = [];
   state: ConnectionState = 'connecting';
+  /**
+   * The workspace the server says this session works in: in token mode the token names it, so
+   * the local setting may say otherwise. Null until the server has answered.
+   */
+  workspace: string | null = null;
+  /** Why the dashboard sees nothing, when the server refused it (UNAUTHENTICATED or FORBIDDEN). */
+  problem: ApiError | null = null;
   private lastSeq = 0;
   /** Events up to this seq had been committed before the dashboard opened. */
   private headAtStart = 0;
@@ -53,11 +62,15 @@ export class LiveEvents {
   async start(): Promise<void> {
     this.setState('connecting');
     try {
-      this.headAtStart = (await this.gql<{ lastEventSeq: number }>(LAST_EVENT_SEQ)).lastEventSeq;
+      const head = await this.gql<{ lastEventSeq: number; stats: { workspace: string } }>(LAST_EVENT_SEQ);
+      this.headAtStart = head.lastEventSeq;
+      this.workspace = head.stats.workspace;
       this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
     } catch (error) {
-      if ((error as { code?: string }).code === 'UNAUTHENTICATED') {
-        this.setState('unauthorized');
+      const code = (error as { code?: string }).code;
+      if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') {
+        // A socket would be refused the same way; the views say why instead of showing nothing.
+        this.refused(error as ApiError, false);
         return;
       }
       // Unreachable for now: the socket's retries take it from here, from the start of the log's tail.
@@ -86,8 +99,9 @@ export class LiveEvents {
           if (this.state === 'stopped') return;
           const code = (event as { code?: number } | undefined)?.code;
           if (code === 4401 || code === 4403) {
-            this.setState('unauthorized');
-            this.onUnauthenticated();
+            this.refused(
+              new ApiError('The server refused the live connection: a valid token is needed.', 'UNAUTHENTICATED'),
+            );
           } else {
             this.setState('reconnecting');
           }
@@ -132,13 +146,15 @@ export class LiveEvents {
       {
         next: (result) => {
           if (result.errors?.length) {
-            if (isUnauthenticated(result.errors)) this.unauthorized();
+            const refused = accessError(result.errors);
+            if (refused) this.refused(refused);
             return;
           }
           if (result.data?.events) this.receive(result.data.events);
         },
         error: (errors) => {
-          if (isUnauthenticated(errors)) this.unauthorized();
+          const refused = accessError(errors);
+          if (refused) this.refused(refused);
           else console.warn('event subscription failed', errors);
         },
         complete: () => {},
@@ -146,9 +162,12 @@ export class LiveEvents {
     );
   }
 
-  private unauthorized(): void {
-    this.setState('unauthorized');
-    this.onUnauthenticated();
+  /** `notify`: whether to ask for a token (the HTTP client has already asked when it saw the 401). */
+  private refused(error: ApiError, notify = true): void {
+    this.problem = error;
+    const unauthenticated = error.code === 'UNAUTHENTICATED';
+    this.setState(unauthenticated ? 'unauthorized' : 'forbidden');
+    if (unauthenticated && notify) this.onUnauthenticated();
   }
 
   private receive(event: MemoryEvent): void {

@@ -1,6 +1,6 @@
 import './styles.css';
 import { createGql } from './api.ts';
-import { type App, parseRoute, type View } from './app.ts';
+import { type App, parseRoute, type View, workspaceName } from './app.ts';
 import { h, replace } from './dom.ts';
 import { type ConnectionState, LiveEvents } from './live.ts';
 import { loadSession, type Session, saveSession, WORKSPACE_ID } from './session.ts';
@@ -34,6 +34,7 @@ const STATE_TEXT: Record<ConnectionState, string> = {
   live: 'Live',
   reconnecting: 'Reconnecting…',
   unauthorized: 'Needs a token',
+  forbidden: 'No access',
   stopped: 'Stopped',
 };
 
@@ -70,16 +71,24 @@ function askForAccess(reason = ''): void {
 function showState(state: ConnectionState): void {
   indicator.dataset.state = state;
   indicator.textContent = STATE_TEXT[state];
+  showWorkspace();
+}
+
+/** Names the workspace in use: in token mode the server's answer, never the stale local setting. */
+function showWorkspace(): void {
+  const name = app ? workspaceName(app) : null;
+  workspaceButton.textContent = `Workspace: ${name ?? (session.token ? 'from the token…' : session.workspace)}`;
+  document.title = `${TITLES[currentRouteName] ?? 'Mini-Sphere'} · ${name ?? '…'} · Mini-Sphere`;
 }
 
 /** (Re)starts everything that depends on the session: the API client, the live stream, the view. */
 function startSession(): void {
   app?.live.stop();
-  workspaceButton.textContent = session.token ? 'Workspace: by token' : `Workspace: ${session.workspace}`;
-  const onUnauthenticated = () => askForAccess('The server asks for a token for this workspace.');
+  const onUnauthenticated = () =>
+    askForAccess('The server asks for a token: paste it in the Token field below. Ask its operator for one.');
   const gql = createGql(() => session, onUnauthenticated);
   const live = new LiveEvents(gql, session, onUnauthenticated);
-  app = { gql, live, session };
+  app = { gql, live, session, askForAccess };
   live.onState(showState);
   showState(live.state);
   void live.start();
@@ -99,9 +108,9 @@ function render(force = false): void {
     replace(main, h('h1', null, 'Not found'), h('p', null, h('a', { href: '#/feed' }, 'Go to the feed')));
     return;
   }
-  document.title = `${TITLES[route.name]} · ${session.workspace} · Mini-Sphere`;
   const moved = force || route.name !== currentRouteName;
   currentRouteName = route.name;
+  showWorkspace();
   void Promise.resolve(view(app, route, main, viewController.signal)).catch((error: unknown) => {
     console.error(error);
   });

@@ -1,6 +1,7 @@
 import type { EdgeType } from '../../src/contract/enums.ts';
-import { href } from './app.ts';
-import { badge, h, shorten } from './dom.ts';
+import { type Capability, ROLE_CAPABILITIES, ROLES } from '../../src/contract/roles.ts';
+import { type App, href } from './app.ts';
+import { badge, errorBox, h, shorten } from './dom.ts';
 import { EDGE_COLORS } from './model.ts';
 
 /** A link to an entry's page, labelled with the start of its content (or its id). */
@@ -48,4 +49,46 @@ export function entryBadges(entry: { kind: string; status: string; freshness?: s
 /** A number with up to `digits` decimals, or a dash. */
 export function num(value: number | null | undefined, digits = 3): string {
   return value == null ? '—' : String(Number(value.toFixed(digits)));
+}
+
+const DOING: Record<Capability, string> = { read: 'Reading', write: 'Writing', maintain: 'Maintenance' };
+
+/**
+ * Why a request was refused, in words a user can act on, with the way out: a missing token
+ * (401) points at the token dialog; a role that may not do something (403) names the roles that
+ * may. Any other error is shown as it came.
+ */
+export function problemBox(app: Pick<App, 'askForAccess' | 'session'>, error: unknown, need: Capability = 'read') {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const ask = (label: string, reason: string) =>
+    h('button', { type: 'button', class: 'primary', onclick: () => app.askForAccess(reason) }, label);
+  if (code === 'UNAUTHENTICATED') {
+    const reason = app.session.token
+      ? 'The server did not accept the saved token (revoked, expired or mistyped): paste another one.'
+      : 'The server asks for a token: paste it in the Token field below.';
+    return h(
+      'div',
+      { class: 'alert access-problem', role: 'alert', 'data-code': code },
+      h('p', null, h('strong', null, app.session.token ? 'The token was refused. ' : 'This server needs a token. ')),
+      h(
+        'p',
+        null,
+        'Paste one under “Workspace and token” (the Workspace button at the top); it is kept in this browser.',
+      ),
+      ask('Enter a token', reason),
+    );
+  }
+  if (code === 'FORBIDDEN' && app.session.token) {
+    // The server names the token's role in its message; which roles grant what the contract says.
+    const roles = ROLES.filter((r) => ROLE_CAPABILITIES[r].has(need));
+    return h(
+      'div',
+      { class: 'alert access-problem', role: 'alert', 'data-code': code },
+      h('p', null, h('strong', null, 'FORBIDDEN: '), message),
+      h('p', null, `${DOING[need]} needs a token with the ${roles.join(' or ')} role.`),
+      ask('Use another token', `${DOING[need]} needs a token with the ${roles.join(' or ')} role.`),
+    );
+  }
+  return errorBox(error);
 }

@@ -1,8 +1,8 @@
-import { href, type View } from '../app.ts';
+import { type App, href, type View, workspaceName } from '../app.ts';
 import { badge, h, replace, time } from '../dom.ts';
 import type { LiveEvents } from '../live.ts';
 import type { MemoryEvent } from '../model.ts';
-import { edgeChip, entryLink, tagList } from '../widgets.ts';
+import { edgeChip, entryLink, problemBox, tagList } from '../widgets.ts';
 
 /** What an event did, in words, with links to what it touched. */
 function describe(event: MemoryEvent, live: LiveEvents): HTMLElement {
@@ -51,21 +51,35 @@ function eventItem(event: MemoryEvent, live: LiveEvents, fresh: boolean): HTMLLI
   );
 }
 
+/**
+ * What stands where events would: why there are none. Never a bare "no events" while the server
+ * refuses the dashboard or has not answered yet.
+ */
+function emptyState(app: App): HTMLElement | null {
+  if (app.live.problem) return problemBox(app, app.live.problem, 'read');
+  if (app.live.events.length > 0) return null;
+  if (app.live.state !== 'live') return h('p', { class: 'muted' }, 'Waiting for the server…');
+  return h('p', { class: 'muted' }, 'No events yet. Capture something and it shows up here at once.');
+}
+
 /** The landing view: the workspace's events as they are committed, newest first. */
 export const feedView: View = (app, _route, root, signal) => {
   const list = h('ol', { class: 'feed', id: 'feed-list', 'aria-label': 'Events, newest first' });
-  const empty = h('p', { class: 'muted empty' }, 'No events yet. Capture something and it shows up here at once.');
+  const empty = h('div', { class: 'empty', id: 'feed-empty' });
   const count = h('span', { class: 'muted', id: 'feed-count' });
-  const setCount = () => {
+  const name = h('strong', { id: 'feed-workspace' });
+  const refresh = () => {
     count.textContent = `${app.live.events.length} event${app.live.events.length === 1 ? '' : 's'} shown`;
-    empty.hidden = app.live.events.length > 0;
+    name.textContent = workspaceName(app) ?? '…';
+    replace(empty, emptyState(app));
   };
   for (const event of app.live.events) list.append(eventItem(event, app.live, false));
-  setCount();
+  refresh();
+  app.live.onState(refresh, signal);
   app.live.onEvent((event) => {
     list.prepend(eventItem(event, app.live, !app.live.isBacklog(event)));
     while (list.children.length > app.live.events.length) list.lastElementChild?.remove();
-    setCount();
+    refresh();
   }, signal);
 
   replace(
@@ -74,7 +88,7 @@ export const feedView: View = (app, _route, root, signal) => {
       'div',
       { class: 'view-head' },
       h('h1', null, 'Live feed'),
-      h('p', { class: 'muted' }, `Events of workspace “${app.session.workspace}” as they commit. `, count),
+      h('p', { class: 'muted' }, 'Events of workspace ', name, ' as they commit. ', count),
     ),
     empty,
     list,

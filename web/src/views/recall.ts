@@ -1,11 +1,44 @@
 import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
 import { RECALL } from '../documents.ts';
-import { badge, errorBox, field, h, replace, select, time } from '../dom.ts';
+import { badge, field, h, replace, select, time } from '../dom.ts';
 import type { RecallHit, RecallResult } from '../model.ts';
-import { edgeChip, entryBadges, entryLink, num, tagList } from '../widgets.ts';
+import { edgeChip, entryBadges, entryLink, num, problemBox, tagList } from '../widgets.ts';
 
-function explainTable(hit: RecallHit): HTMLElement {
+/** 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, … 21st. */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/**
+ * Each hit's position by relevance alone (`score`, which is explain.final), ties kept in final
+ * order. Recall orders by relevance, then the diversity step (MMR) and the rule that an old
+ * version follows its successor may move hits; a position that differs from `rank` shows it.
+ */
+function relevancePositions(hits: readonly RecallHit[]): Map<RecallHit, number> {
+  const byScore = [...hits].sort((a, b) => b.score - a.score || a.rank - b.rank);
+  return new Map(byScore.map((hit, i) => [hit, i + 1]));
+}
+
+/** Why a hit is not where its score alone would put it, or null when it is. */
+function movedNote(hit: RecallHit, relevance: number | undefined, fixedOrder: boolean): HTMLElement | null {
+  if (fixedOrder) return h('p', { class: 'order-note' }, 'A time-only query: hits are listed newest first.');
+  if (relevance === undefined || relevance === hit.rank) return null;
+  const move = `from ${ordinal(relevance)} to ${ordinal(hit.rank)}`;
+  let text: string;
+  if (hit.rank < relevance) {
+    text = `Moved up ${move}: the diversity step (MMR) moved a near-duplicate of a hit above it further down.`;
+  } else if (hit.entry.freshness === 'SUPERSEDED') {
+    text = `Moved ${move}: an old version is listed after the entry that supersedes it, and the diversity step (MMR) moves near-duplicates down.`;
+  } else {
+    text = `Moved ${move} by the diversity step (MMR) to avoid near-duplicates: it resembles a hit listed above it.`;
+  }
+  return h('p', { class: 'order-note', 'data-moved': `${relevance}-${hit.rank}` }, text);
+}
+
+function explainTable(hit: RecallHit, note: HTMLElement | null): HTMLElement {
   const e = hit.explain;
   const rows: [string, string][] = [
     ['keyword rank', e.keywordRank == null ? '—' : String(e.keywordRank)],
@@ -22,7 +55,8 @@ function explainTable(hit: RecallHit): HTMLElement {
   return h(
     'details',
     { class: 'explain' },
-    h('summary', null, 'Why this score'),
+    h('summary', null, 'Why this score', note ? ' and place' : ''),
+    note,
     h(
       'table',
       null,
@@ -35,7 +69,7 @@ function explainTable(hit: RecallHit): HTMLElement {
   );
 }
 
-function hitItem(hit: RecallHit): HTMLLIElement {
+function hitItem(hit: RecallHit, note: HTMLElement | null): HTMLLIElement {
   return h(
     'li',
     { class: 'hit card', 'data-entry-id': hit.entry.id },
@@ -64,12 +98,33 @@ function hitItem(hit: RecallHit): HTMLLIElement {
       hit.hop != null && hit.hop > 0 ? h('span', { class: 'muted' }, `hop ${hit.hop}`) : null,
       hit.via ? h('span', { class: 'muted' }, 'via ', edgeChip(hit.via.type)) : null,
       tagList(hit.entry.tags),
+      h('a', { href: href('graph', undefined, { ids: hit.entry.id, hops: 1 }), class: 'graph-link' }, 'Show in graph'),
     ),
-    explainTable(hit),
+    explainTable(hit, note),
   );
 }
 
+const OMITTED_REASONS: Record<string, string> = {
+  'mmr-diversity': 'left out by the diversity step (MMR): too close to a hit above',
+  'below topK': 'below the top K',
+  deprecated: 'deprecated (ask for DEPRECATED to see it)',
+  'auto-pattern': 'an automatic pattern entry',
+};
+
+/** The query in one line, for the collapsed form on a phone. */
+function querySummary(p: URLSearchParams, query: string): string {
+  const hops = p.get('hops') ?? '1';
+  const parts = [`“${query || '(tag only)'}”`, `top ${p.get('k') ?? 8}`, `${hops} hop${hops === '1' ? '' : 's'}`];
+  for (const key of ['kind', 'status', 'tag'] as const) if (p.get(key)) parts.push(`${key} ${p.get(key)}`);
+  if (p.get('full') === '1') parts.push('whole contents');
+  return parts.join(' · ');
+}
+
 function resultView(result: RecallResult): HTMLElement {
+  const positions = relevancePositions(result.hits);
+  const fixedOrder = !result.queryUsed && result.timeRange != null;
+  const items = result.hits.map((hit) => hitItem(hit, movedNote(hit, positions.get(hit), fixedOrder)));
+  const allIds = result.hits.map((hit) => hit.entry.id).join(',');
   return h(
     'section',
     { 'aria-labelledby': 'recall-results' },
@@ -95,8 +150,15 @@ function resultView(result: RecallResult): HTMLElement {
         : null,
       ` · ${result.candidates} candidates · ${result.usedChars}${result.budgetChars == null ? '' : ` / ${result.budgetChars}`} characters · policy ${result.policyVersion}`,
     ),
+    result.hits.length > 1
+      ? h(
+          'p',
+          null,
+          h('a', { href: href('graph', undefined, { ids: allIds, hops: 1 }) }, 'Show these hits in the graph'),
+        )
+      : null,
     result.hits.length
-      ? h('ol', { class: 'hits', id: 'recall-hits' }, result.hits.map(hitItem))
+      ? h('ol', { class: 'hits', id: 'recall-hits' }, items)
       : h('p', { class: 'muted' }, 'Nothing matched.'),
     result.omitted.length
       ? h(
@@ -106,16 +168,17 @@ function resultView(result: RecallResult): HTMLElement {
           h(
             'ul',
             null,
-            result.omitted.map((o) => h('li', null, entryLink(o.entryId, undefined), ` — ${o.reason}`)),
+            result.omitted.map((o) =>
+              h('li', null, entryLink(o.entryId, undefined), ` — ${OMITTED_REASONS[o.reason] ?? o.reason}`),
+            ),
           ),
         )
       : null,
   );
 }
 
-/** Ranked recall with snippets, freshness, arms and the score's parts. The query lives in the hash. */
-export const recallView: View = async (app, route, root, signal) => {
-  const p = route.params;
+/** The recall form over the hash's parameters; submitting puts the query into the hash. */
+function recallForm(p: URLSearchParams): { form: HTMLFormElement; q: HTMLInputElement } {
   const q = h('input', { name: 'q', type: 'search', required: true, maxlength: 1000, value: p.get('q') ?? '' });
   const topK = h('input', { name: 'k', type: 'number', min: 1, max: 50, value: p.get('k') ?? '8' });
   const hops = select('hops', ['0', '1', '2', '3'], p.get('hops') ?? '1');
@@ -123,12 +186,10 @@ export const recallView: View = async (app, route, root, signal) => {
   const status = select('status', ENTRY_STATUSES, p.get('status') ?? '', 'any but DEPRECATED');
   const tag = h('input', { name: 'tag', value: p.get('tag') ?? '', autocomplete: 'off' });
   const full = h('input', { id: 'recall-full', name: 'full', type: 'checkbox', checked: p.get('full') === '1' });
-  const results = h('div', { id: 'recall-output', 'aria-live': 'polite' });
-
   const form = h(
     'form',
     {
-      class: 'card form-grid',
+      class: 'card form-grid recall-form',
       role: 'search',
       onsubmit: (event: SubmitEvent) => {
         event.preventDefault();
@@ -152,7 +213,28 @@ export const recallView: View = async (app, route, root, signal) => {
     h('div', { class: 'field checkbox' }, full, h('label', { for: 'recall-full' }, 'Whole contents')),
     h('div', { class: 'actions wide' }, h('button', { type: 'submit', class: 'primary' }, 'Recall')),
   );
-  replace(root, h('div', { class: 'view-head' }, h('h1', null, 'Recall')), form, results);
+  return { form, q };
+}
+
+/** Ranked recall with snippets, freshness, arms and the score's parts. The query lives in the hash. */
+export const recallView: View = async (app, route, root, signal) => {
+  const p = route.params;
+  const { form, q } = recallForm(p);
+  const results = h('div', { id: 'recall-output', 'aria-live': 'polite' });
+  // On a phone the results matter once they show: the form folds into one line until asked for.
+  const summaryText = h('p', { id: 'recall-summary-text' });
+  const edit = () => {
+    panel.classList.remove('collapsed');
+    q.focus();
+  };
+  const summary = h(
+    'div',
+    { class: 'query-summary', id: 'recall-summary' },
+    summaryText,
+    h('button', { type: 'button', onclick: edit }, 'Edit query'),
+  );
+  const panel = h('div', { class: 'recall-panel' }, summary, form);
+  replace(root, h('div', { class: 'view-head' }, h('h1', null, 'Recall')), panel, results);
 
   const query = p.get('q') ?? (p.get('tag') ? '' : null);
   if (query === null) {
@@ -177,7 +259,9 @@ export const recallView: View = async (app, route, root, signal) => {
     });
     if (signal.aborted) return;
     replace(results, resultView(recall));
+    summaryText.textContent = querySummary(p, query);
+    panel.classList.add('collapsed');
   } catch (error) {
-    if (!signal.aborted) replace(results, errorBox(error));
+    if (!signal.aborted) replace(results, problemBox(app, error));
   }
 };

@@ -1,8 +1,8 @@
 import type { View } from '../app.ts';
 import { BRIEF } from '../documents.ts';
-import { errorBox, h, replace, time } from '../dom.ts';
+import { h, replace, time } from '../dom.ts';
 import type { Brief, CountBy, EntrySummary } from '../model.ts';
-import { entryBadges, entryLink } from '../widgets.ts';
+import { entryBadges, entryLink, problemBox } from '../widgets.ts';
 
 function bars(title: string, rows: CountBy[]): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.count));
@@ -93,6 +93,6 @@ export const statsView: View = async (app, _route, root, signal) => {
       ),
     );
   } catch (error) {
-    if (!signal.aborted) replace(root, h('h1', null, 'Stats and brief'), errorBox(error));
+    if (!signal.aborted) replace(root, h('h1', null, 'Stats and brief'), problemBox(app, error));
   }
 };
