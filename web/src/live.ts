@@ -1,6 +1,6 @@
 import { type Client, createClient } from 'graphql-ws/client';
-import { type Gql, GRAPHQL_PATH } from './api.ts';
-import { EVENTS_SUBSCRIPTION, LAST_EVENT_SEQ } from './documents.ts';
+import { type DocumentSender, type Gql, GRAPHQL_PATH } from './api.ts';
+import { FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './generated/graphql.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
@@ -17,11 +17,8 @@ async function backoff(retries: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function isUnauthenticated(errors: unknown): boolean {
-  return (
-    Array.isArray(errors) &&
-    errors.some((e: { extensions?: { code?: string } }) => e?.extensions?.code === 'UNAUTHENTICATED')
-  );
+function errorCodes(errors: unknown): (string | undefined)[] {
+  return Array.isArray(errors) ? errors.map((e: { extensions?: { code?: string } }) => e?.extensions?.code) : [];
 }
 
 /**
@@ -45,6 +42,7 @@ export class LiveEvents {
 
   constructor(
     private readonly gql: Gql,
+    private readonly sender: DocumentSender,
     private readonly session: Session,
     private readonly onUnauthenticated: () => void,
   ) {}
@@ -53,7 +51,7 @@ export class LiveEvents {
   async start(): Promise<void> {
     this.setState('connecting');
     try {
-      this.headAtStart = (await this.gql<{ lastEventSeq: number }>(LAST_EVENT_SEQ)).lastEventSeq;
+      this.headAtStart = (await this.gql(LastEventSeqDocument)).lastEventSeq;
       this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
     } catch (error) {
       if ((error as { code?: string }).code === 'UNAUTHENTICATED') {
@@ -127,23 +125,26 @@ export class LiveEvents {
   private subscribe(): void {
     if (!this.client) return;
     this.unsubscribe?.();
-    this.unsubscribe = this.client.subscribe<{ events: MemoryEvent }>(
-      { query: EVENTS_SUBSCRIPTION, variables: { sinceSeq: this.lastSeq } },
-      {
-        next: (result) => {
-          if (result.errors?.length) {
-            if (isUnauthenticated(result.errors)) this.unauthorized();
-            return;
-          }
-          if (result.data?.events) this.receive(result.data.events);
-        },
-        error: (errors) => {
-          if (isUnauthenticated(errors)) this.unauthorized();
-          else console.warn('event subscription failed', errors);
-        },
-        complete: () => {},
+    // graphql-ws wants a query string; a server running trusted documents takes an empty one as none.
+    const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: this.lastSeq }) };
+    this.unsubscribe = this.client.subscribe<FeedEventsSubscription>(payload, {
+      next: (result) => {
+        if (result.errors?.length) {
+          this.refused(result.errors);
+          return;
+        }
+        if (result.data?.events) this.receive(result.data.events);
       },
-    );
+      error: (errors) => this.refused(errors),
+      complete: () => {},
+    });
+  }
+
+  private refused(errors: unknown): void {
+    const codes = errorCodes(errors);
+    if (codes.includes('UNAUTHENTICATED')) this.unauthorized();
+    else if (codes.some((code) => this.sender.switchesToHash(code))) this.subscribe();
+    else console.warn('event subscription failed', errors);
   }
 
   private unauthorized(): void {

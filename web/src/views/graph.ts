@@ -1,8 +1,8 @@
 import cytoscape from 'cytoscape';
 import { EDGE_TYPES, type EdgeType } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
-import { GRAPH_VIEW, RECENT } from '../documents.ts';
 import { errorBox, field, h, replace, select, shorten } from '../dom.ts';
+import { GraphViewDocument, RecentEntriesDocument } from '../generated/graphql.ts';
 import { EDGE_COLORS, type GraphViewResult, KIND_COLORS } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num } from '../widgets.ts';
 
@@ -152,18 +152,18 @@ export const graphView: View = async (app, route, root, signal) => {
   let seeds = (route.params.get('ids') ?? '').split(',').filter(Boolean);
   try {
     if (!seeds.length) {
-      const { recent } = await app.gql<{ recent: { id: string }[] }>(RECENT, { n: 5 });
+      const { recent } = await app.gql(RecentEntriesDocument, { n: 5 });
       seeds = recent.map((e) => e.id);
     }
     if (!seeds.length) {
       replace(output, h('p', { class: 'muted' }, 'The workspace is empty: capture entries and link them first.'));
       return;
     }
-    const { graphView: view } = await app.gql<{ graphView: GraphViewResult }>(GRAPH_VIEW, {
+    const { graphView: view } = await app.gql(GraphViewDocument, {
       seedIds: seeds,
       hops: Number(hops.value),
     });
-    if (signal.aborted) return;
+    if (signal.aborted || !view) return;
 
     const byId = new Map(view.nodes.map((n) => [n.entry.id, n]));
     const canvas = h('div', {
