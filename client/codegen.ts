@@ -11,26 +11,63 @@ const at = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 export const sha256Hex = (document: string): string => createHash('sha256').update(document, 'utf8').digest('hex');
 
-/** The codegen config, with the generated files going to `outDir` (a directory path ending in /). */
-export function codegenConfig(outDir = at('./src/generated/')): CodegenConfig {
+/**
+ * What the dashboard (web/) sends: a subset of the client's operations, so the client's manifest
+ * covers it. Capture and Link also hold the EntryFields and EdgeFields fragments the others spread.
+ */
+export const DASHBOARD_OPERATIONS = [
+  'Append',
+  'Brief',
+  'Capture',
+  'EntryDetail',
+  'FeedEvents',
+  'Forget',
+  'GraphView',
+  'LastEventSeq',
+  'Link',
+  'RecallExplained',
+  'RecentEntries',
+  'SetStatus',
+  'Unlink',
+  'Update',
+] as const;
+
+export const CLIENT_GENERATED = at('./src/generated/');
+export const DASHBOARD_GENERATED = at('../web/src/generated/');
+
+function clientPreset(documents: string[], documentMode?: 'string'): CodegenConfig['generates'][string] {
+  return {
+    preset: 'client',
+    documents,
+    presetConfig: {
+      fragmentMasking: false,
+      persistedDocuments: { mode: 'embedHashInDocument', hashAlgorithm: sha256Hex },
+    },
+    config: {
+      useTypeImports: true,
+      enumsAsTypes: true,
+      scalars: { DateTime: 'string', JSON: 'unknown' },
+      ...(documentMode ? { documentMode } : {}),
+    },
+  };
+}
+
+/**
+ * The codegen config. The client gets DocumentNodes (what Apollo and urql take); the dashboard gets
+ * its documents as typed strings, which need no graphql-js in the browser bundle, each carrying
+ * the same sha-256 the manifest lists.
+ */
+export function codegenConfig(clientDir = CLIENT_GENERATED, dashboardDir = DASHBOARD_GENERATED): CodegenConfig {
   return {
     schema: at('../schema.graphql'),
-    documents: [at('./src/operations/*.graphql')],
     ignoreNoDocuments: false,
     emitLegacyCommonJSImports: false,
     generates: {
-      [outDir]: {
-        preset: 'client',
-        presetConfig: {
-          fragmentMasking: false,
-          persistedDocuments: { mode: 'embedHashInDocument', hashAlgorithm: sha256Hex },
-        },
-        config: {
-          useTypeImports: true,
-          enumsAsTypes: true,
-          scalars: { DateTime: 'string', JSON: 'unknown' },
-        },
-      },
+      [clientDir]: clientPreset([at('./src/operations/*.graphql')]),
+      [dashboardDir]: clientPreset(
+        DASHBOARD_OPERATIONS.map((name) => at(`./src/operations/${name}.graphql`)),
+        'string',
+      ),
     },
   };
 }

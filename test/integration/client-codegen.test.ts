@@ -1,21 +1,23 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname } from 'node:path';
 import { generate } from '@graphql-codegen/cli';
 import { describe, expect, it } from 'vitest';
-import { codegenConfig, sha256Hex } from '../../client/codegen.ts';
+import { CLIENT_GENERATED, codegenConfig, DASHBOARD_GENERATED, sha256Hex } from '../../client/codegen.ts';
 import { loadTrustedDocuments } from '../../src/server/trusted-documents.ts';
 
-const GENERATED = fileURLToPath(new URL('../../client/src/generated/', import.meta.url));
-const MANIFEST = `${GENERATED}persisted-documents.json`;
+const MANIFEST = `${CLIENT_GENERATED}persisted-documents.json`;
 
 describe('the typed client\u2019s generated files', () => {
   it('are what `npm run codegen` makes from schema.graphql and the operations today (run it when this fails)', async () => {
-    const outputs = (await generate(codegenConfig(GENERATED), false)) as { filename: string; content: string }[];
-    const fresh = new Map(outputs.map((o) => [basename(o.filename), o.content]));
-    expect([...fresh.keys()].sort()).toEqual((await readdir(GENERATED)).sort());
-    for (const [name, content] of fresh) {
-      expect(await readFile(`${GENERATED}${name}`, 'utf8'), `${name} is stale: run npm run codegen`).toBe(content);
+    const outputs = (await generate(codegenConfig(), false)) as { filename: string; content: string }[];
+    for (const dir of [CLIENT_GENERATED, DASHBOARD_GENERATED]) {
+      const fresh = new Map(
+        outputs.filter((o) => dirname(o.filename) === dirname(`${dir}x`)).map((o) => [basename(o.filename), o.content]),
+      );
+      expect([...fresh.keys()].sort(), dir).toEqual((await readdir(dir)).sort());
+      for (const [name, content] of fresh) {
+        expect(await readFile(`${dir}${name}`, 'utf8'), `${dir}${name} is stale: run npm run codegen`).toBe(content);
+      }
     }
   }, 60_000);
 
@@ -25,16 +27,23 @@ describe('the typed client\u2019s generated files', () => {
     expect(names.sort()).toEqual(
       [
         'Append',
+        'Brief',
         'Capture',
         'Entries',
         'Entry',
+        'EntryDetail',
         'Events',
+        'FeedEvents',
         'Forget',
         'GraphView',
         'LastEventSeq',
         'Link',
         'Recall',
+        'RecallExplained',
+        'RecentEntries',
+        'SetStatus',
         'Unlink',
+        'Update',
       ].sort(),
     );
     for (const [hash, doc] of Object.entries(manifest)) expect(hash).toBe(sha256Hex(doc));

@@ -1,6 +1,6 @@
 import { type Client, createClient } from 'graphql-ws/client';
-import { ApiError, type Gql, GRAPHQL_PATH } from './api.ts';
-import { EVENTS_SUBSCRIPTION, LAST_EVENT_SEQ } from './documents.ts';
+import { ApiError, type DocumentSender, type Gql, GRAPHQL_PATH } from './api.ts';
+import { FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './generated/graphql.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
@@ -24,6 +24,10 @@ function accessError(errors: unknown): ApiError | null {
   const list: ErrorShape[] = Array.isArray(errors) ? errors : [];
   const found = list.find((e) => e?.extensions?.code === 'UNAUTHENTICATED' || e?.extensions?.code === 'FORBIDDEN');
   return found ? new ApiError(found.message ?? 'access refused', found.extensions?.code) : null;
+}
+
+function errorCodes(errors: unknown): (string | undefined)[] {
+  return Array.isArray(errors) ? errors.map((e: ErrorShape) => e?.extensions?.code) : [];
 }
 
 /**
@@ -54,6 +58,7 @@ export class LiveEvents {
 
   constructor(
     private readonly gql: Gql,
+    private readonly sender: DocumentSender,
     private readonly session: Session,
     private readonly onUnauthenticated: () => void,
   ) {}
@@ -62,7 +67,7 @@ export class LiveEvents {
   async start(): Promise<void> {
     this.setState('connecting');
     try {
-      const head = await this.gql<{ lastEventSeq: number; stats: { workspace: string } }>(LAST_EVENT_SEQ);
+      const head = await this.gql(LastEventSeqDocument);
       this.headAtStart = head.lastEventSeq;
       this.workspace = head.stats.workspace;
       this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
@@ -141,25 +146,26 @@ export class LiveEvents {
   private subscribe(): void {
     if (!this.client) return;
     this.unsubscribe?.();
-    this.unsubscribe = this.client.subscribe<{ events: MemoryEvent }>(
-      { query: EVENTS_SUBSCRIPTION, variables: { sinceSeq: this.lastSeq } },
-      {
-        next: (result) => {
-          if (result.errors?.length) {
-            const refused = accessError(result.errors);
-            if (refused) this.refused(refused);
-            return;
-          }
-          if (result.data?.events) this.receive(result.data.events);
-        },
-        error: (errors) => {
-          const refused = accessError(errors);
-          if (refused) this.refused(refused);
-          else console.warn('event subscription failed', errors);
-        },
-        complete: () => {},
+    // graphql-ws wants a query string; a server running trusted documents takes an empty one as none.
+    const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: this.lastSeq }) };
+    this.unsubscribe = this.client.subscribe<FeedEventsSubscription>(payload, {
+      next: (result) => {
+        if (result.errors?.length) {
+          this.failed(result.errors);
+          return;
+        }
+        if (result.data?.events) this.receive(result.data.events);
       },
-    );
+      error: (errors) => this.failed(errors),
+      complete: () => {},
+    });
+  }
+
+  private failed(errors: unknown): void {
+    const refused = accessError(errors);
+    if (refused) this.refused(refused);
+    else if (errorCodes(errors).some((code) => this.sender.switchesToHash(code))) this.subscribe();
+    else console.warn('event subscription failed', errors);
   }
 
   /** `notify`: whether to ask for a token (the HTTP client has already asked when it saw the 401). */

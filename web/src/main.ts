@@ -1,5 +1,5 @@
 import './styles.css';
-import { createGql } from './api.ts';
+import { createGql, DocumentSender } from './api.ts';
 import { type App, parseRoute, type View, workspaceName } from './app.ts';
 import { h, replace } from './dom.ts';
 import { type ConnectionState, LiveEvents } from './live.ts';
@@ -54,6 +54,8 @@ const tokenInput = byId<HTMLInputElement>('access-token');
 const dialogReason = byId<HTMLElement>('access-reason');
 
 const session: Session = loadSession();
+/** Outlives sessions: whether the server takes documents as text is the server's, not the workspace's. */
+const sender = new DocumentSender();
 let app: App;
 let viewController = new AbortController();
 let currentRouteName = '';
@@ -86,8 +88,8 @@ function startSession(): void {
   app?.live.stop();
   const onUnauthenticated = () =>
     askForAccess('The server asks for a token: paste it in the Token field below. Ask its operator for one.');
-  const gql = createGql(() => session, onUnauthenticated);
-  const live = new LiveEvents(gql, session, onUnauthenticated);
+  const gql = createGql(() => session, onUnauthenticated, sender);
+  const live = new LiveEvents(gql, sender, session, onUnauthenticated);
   app = { gql, live, session, askForAccess };
   live.onState(showState);
   showState(live.state);

@@ -15,29 +15,43 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": typeof types.AppendDocument,
+    "query Brief {\n  brief {\n    workspace\n    text\n    stats {\n      workspace\n      entries\n      edges\n      tags\n      revisions\n      oldestAt\n      newestAt\n      byKind {\n        key\n        count\n      }\n      byStatus {\n        key\n        count\n      }\n      byVolatility {\n        key\n        count\n      }\n      byClaimTag {\n        key\n        count\n      }\n      edgesByType {\n        key\n        count\n      }\n    }\n    recent {\n      ...EntryFields\n    }\n    important {\n      ...EntryFields\n    }\n    stale {\n      ...EntryFields\n    }\n    topTags {\n      tag\n      count\n    }\n  }\n}": typeof types.BriefDocument,
     "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}": typeof types.CaptureDocument,
     "query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}": typeof types.EntriesDocument,
     "query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}": typeof types.EntryDocument,
+    "query EntryDetail($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n    recallCount\n    contentHash\n    revisions {\n      content\n      op\n      at\n    }\n    connections {\n      direction\n      edge {\n        ...EdgeFields\n      }\n      entry {\n        id\n        content\n        kind\n        status\n        freshness\n      }\n    }\n  }\n}": typeof types.EntryDetailDocument,
     "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}": typeof types.EventsDocument,
+    "subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    entry {\n      id\n      content\n      kind\n      status\n      tags\n    }\n    edge {\n      src\n      dst\n      type\n      weight\n    }\n  }\n}": typeof types.FeedEventsDocument,
     "mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}": typeof types.ForgetDocument,
     "query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}": typeof types.GraphViewDocument,
-    "query LastEventSeq {\n  lastEventSeq\n}": typeof types.LastEventSeqDocument,
+    "query LastEventSeq {\n  lastEventSeq\n  stats {\n    workspace\n  }\n}": typeof types.LastEventSeqDocument,
     "mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}": typeof types.LinkDocument,
     "query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": typeof types.RecallDocument,
+    "query RecallExplained($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    timeRange {\n      from\n      to\n      phrase\n    }\n    candidates\n    usedChars\n    budgetChars\n    policyVersion\n    omitted {\n      entryId\n      reason\n    }\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      via {\n        src\n        dst\n        type\n        weight\n      }\n      explain {\n        keywordRank\n        bm25\n        graphScore\n        vectorRank\n        rrf\n        decay\n        recallBoost\n        importance\n        tagOverlap\n        final\n      }\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": typeof types.RecallExplainedDocument,
+    "query RecentEntries($n: Int) {\n  recent(n: $n) {\n    id\n    content\n    kind\n  }\n}": typeof types.RecentEntriesDocument,
+    "mutation SetStatus($input: SetStatusInput!) {\n  setStatus(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": typeof types.SetStatusDocument,
     "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}": typeof types.UnlinkDocument,
+    "mutation Update($input: UpdateInput!) {\n  update(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": typeof types.UpdateDocument,
 };
 const documents: Documents = {
     "mutation Append($input: AppendInput!) {\n  append(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": types.AppendDocument,
+    "query Brief {\n  brief {\n    workspace\n    text\n    stats {\n      workspace\n      entries\n      edges\n      tags\n      revisions\n      oldestAt\n      newestAt\n      byKind {\n        key\n        count\n      }\n      byStatus {\n        key\n        count\n      }\n      byVolatility {\n        key\n        count\n      }\n      byClaimTag {\n        key\n        count\n      }\n      edgesByType {\n        key\n        count\n      }\n    }\n    recent {\n      ...EntryFields\n    }\n    important {\n      ...EntryFields\n    }\n    stale {\n      ...EntryFields\n    }\n    topTags {\n      tag\n      count\n    }\n  }\n}": types.BriefDocument,
     "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}": types.CaptureDocument,
     "query Entries($first: Int, $after: String, $filter: EntryFilter, $orderBy: EntryOrder) {\n  entries(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      cursor\n      node {\n        ...EntryFields\n      }\n    }\n  }\n}": types.EntriesDocument,
     "query Entry($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n  }\n}": types.EntryDocument,
+    "query EntryDetail($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n    recallCount\n    contentHash\n    revisions {\n      content\n      op\n      at\n    }\n    connections {\n      direction\n      edge {\n        ...EdgeFields\n      }\n      entry {\n        id\n        content\n        kind\n        status\n        freshness\n      }\n    }\n  }\n}": types.EntryDetailDocument,
     "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}": types.EventsDocument,
+    "subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    entry {\n      id\n      content\n      kind\n      status\n      tags\n    }\n    edge {\n      src\n      dst\n      type\n      weight\n    }\n  }\n}": types.FeedEventsDocument,
     "mutation Forget($input: ForgetInput!) {\n  forget(input: $input) {\n    forgotten\n    forgottenId\n  }\n}": types.ForgetDocument,
     "query GraphView($seedIds: [ID!]!, $hops: Int) {\n  graphView(seedIds: $seedIds, hops: $hops) {\n    truncated\n    nodes {\n      hop\n      score\n      entry {\n        ...EntryFields\n      }\n    }\n    edges {\n      ...EdgeFields\n    }\n  }\n}": types.GraphViewDocument,
-    "query LastEventSeq {\n  lastEventSeq\n}": types.LastEventSeqDocument,
+    "query LastEventSeq {\n  lastEventSeq\n  stats {\n    workspace\n  }\n}": types.LastEventSeqDocument,
     "mutation Link($input: LinkInput!) {\n  link(input: $input) {\n    edge {\n      ...EdgeFields\n    }\n  }\n}\n\nfragment EdgeFields on Edge {\n  id\n  src\n  dst\n  type\n  weight\n  provenance\n  metadata\n  createdAt\n  updatedAt\n}": types.LinkDocument,
     "query Recall($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    candidates\n    usedChars\n    budgetChars\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": types.RecallDocument,
+    "query RecallExplained($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    timeRange {\n      from\n      to\n      phrase\n    }\n    candidates\n    usedChars\n    budgetChars\n    policyVersion\n    omitted {\n      entryId\n      reason\n    }\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      via {\n        src\n        dst\n        type\n        weight\n      }\n      explain {\n        keywordRank\n        bm25\n        graphScore\n        vectorRank\n        rrf\n        decay\n        recallBoost\n        importance\n        tagOverlap\n        final\n      }\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}": types.RecallExplainedDocument,
+    "query RecentEntries($n: Int) {\n  recent(n: $n) {\n    id\n    content\n    kind\n  }\n}": types.RecentEntriesDocument,
+    "mutation SetStatus($input: SetStatusInput!) {\n  setStatus(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": types.SetStatusDocument,
     "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}": types.UnlinkDocument,
+    "mutation Update($input: UpdateInput!) {\n  update(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}": types.UpdateDocument,
 };
 
 /**
@@ -61,6 +75,10 @@ export function graphql(source: "mutation Append($input: AppendInput!) {\n  appe
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query Brief {\n  brief {\n    workspace\n    text\n    stats {\n      workspace\n      entries\n      edges\n      tags\n      revisions\n      oldestAt\n      newestAt\n      byKind {\n        key\n        count\n      }\n      byStatus {\n        key\n        count\n      }\n      byVolatility {\n        key\n        count\n      }\n      byClaimTag {\n        key\n        count\n      }\n      edgesByType {\n        key\n        count\n      }\n    }\n    recent {\n      ...EntryFields\n    }\n    important {\n      ...EntryFields\n    }\n    stale {\n      ...EntryFields\n    }\n    topTags {\n      tag\n      count\n    }\n  }\n}"): (typeof documents)["query Brief {\n  brief {\n    workspace\n    text\n    stats {\n      workspace\n      entries\n      edges\n      tags\n      revisions\n      oldestAt\n      newestAt\n      byKind {\n        key\n        count\n      }\n      byStatus {\n        key\n        count\n      }\n      byVolatility {\n        key\n        count\n      }\n      byClaimTag {\n        key\n        count\n      }\n      edgesByType {\n        key\n        count\n      }\n    }\n    recent {\n      ...EntryFields\n    }\n    important {\n      ...EntryFields\n    }\n    stale {\n      ...EntryFields\n    }\n    topTags {\n      tag\n      count\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}"): (typeof documents)["mutation Capture($input: CaptureInput!) {\n  capture(input: $input) {\n    outcome\n    matchId\n    entry {\n      ...EntryFields\n    }\n  }\n}\n\nfragment EntryFields on Entry {\n  id\n  content\n  kind\n  status\n  claimTag\n  tags\n  importance\n  volatility\n  freshness\n  source\n  evidenceRef\n  observedAt\n  createdAt\n  updatedAt\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -73,7 +91,15 @@ export function graphql(source: "query Entry($id: ID!) {\n  entry(id: $id) {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query EntryDetail($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n    recallCount\n    contentHash\n    revisions {\n      content\n      op\n      at\n    }\n    connections {\n      direction\n      edge {\n        ...EdgeFields\n      }\n      entry {\n        id\n        content\n        kind\n        status\n        freshness\n      }\n    }\n  }\n}"): (typeof documents)["query EntryDetail($id: ID!) {\n  entry(id: $id) {\n    ...EntryFields\n    recallCount\n    contentHash\n    revisions {\n      content\n      op\n      at\n    }\n    connections {\n      direction\n      edge {\n        ...EdgeFields\n      }\n      entry {\n        id\n        content\n        kind\n        status\n        freshness\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}"): (typeof documents)["subscription Events($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    data\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    entry {\n      id\n      content\n      kind\n      status\n      tags\n    }\n    edge {\n      src\n      dst\n      type\n      weight\n    }\n  }\n}"): (typeof documents)["subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {\n  events(sinceSeq: $sinceSeq, types: $types) {\n    seq\n    type\n    at\n    entryId\n    outcome\n    entry {\n      id\n      content\n      kind\n      status\n      tags\n    }\n    edge {\n      src\n      dst\n      type\n      weight\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -85,7 +111,7 @@ export function graphql(source: "query GraphView($seedIds: [ID!]!, $hops: Int) {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "query LastEventSeq {\n  lastEventSeq\n}"): (typeof documents)["query LastEventSeq {\n  lastEventSeq\n}"];
+export function graphql(source: "query LastEventSeq {\n  lastEventSeq\n  stats {\n    workspace\n  }\n}"): (typeof documents)["query LastEventSeq {\n  lastEventSeq\n  stats {\n    workspace\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -97,7 +123,23 @@ export function graphql(source: "query Recall($query: String!, $topK: Int, $hops
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query RecallExplained($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    timeRange {\n      from\n      to\n      phrase\n    }\n    candidates\n    usedChars\n    budgetChars\n    policyVersion\n    omitted {\n      entryId\n      reason\n    }\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      via {\n        src\n        dst\n        type\n        weight\n      }\n      explain {\n        keywordRank\n        bm25\n        graphScore\n        vectorRank\n        rrf\n        decay\n        recallBoost\n        importance\n        tagOverlap\n        final\n      }\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}"): (typeof documents)["query RecallExplained($query: String!, $topK: Int, $hops: Int, $tag: String, $kind: EntryKind, $filter: RecallFilter, $asOf: DateTime, $full: Boolean) {\n  recall(\n    query: $query\n    topK: $topK\n    hops: $hops\n    tag: $tag\n    kind: $kind\n    filter: $filter\n    asOf: $asOf\n    full: $full\n  ) {\n    query\n    queryUsed\n    timeRange {\n      from\n      to\n      phrase\n    }\n    candidates\n    usedChars\n    budgetChars\n    policyVersion\n    omitted {\n      entryId\n      reason\n    }\n    hits {\n      rank\n      score\n      snippet\n      truncated\n      hop\n      arms\n      via {\n        src\n        dst\n        type\n        weight\n      }\n      explain {\n        keywordRank\n        bm25\n        graphScore\n        vectorRank\n        rrf\n        decay\n        recallBoost\n        importance\n        tagOverlap\n        final\n      }\n      entry {\n        ...EntryFields\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query RecentEntries($n: Int) {\n  recent(n: $n) {\n    id\n    content\n    kind\n  }\n}"): (typeof documents)["query RecentEntries($n: Int) {\n  recent(n: $n) {\n    id\n    content\n    kind\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation SetStatus($input: SetStatusInput!) {\n  setStatus(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"): (typeof documents)["mutation SetStatus($input: SetStatusInput!) {\n  setStatus(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}"): (typeof documents)["mutation Unlink($input: UnlinkInput!) {\n  unlink(input: $input) {\n    removedEdgeId\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation Update($input: UpdateInput!) {\n  update(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"): (typeof documents)["mutation Update($input: UpdateInput!) {\n  update(input: $input) {\n    entry {\n      ...EntryFields\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

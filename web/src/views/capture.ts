@@ -6,9 +6,16 @@ import {
   VOLATILITIES,
 } from '../../../src/contract/enums.ts';
 import type { View } from '../app.ts';
-import { CAPTURE, RECENT } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select } from '../dom.ts';
-import type { EntrySummary } from '../model.ts';
+import {
+  CaptureDocument,
+  type CaptureInput,
+  type ClaimTag,
+  type EntryKind,
+  type EntryStatus,
+  RecentEntriesDocument,
+  type Volatility,
+} from '../generated/graphql.ts';
 import { entryBadges, entryLink, tagList } from '../widgets.ts';
 
 const OUTCOME_TEXT: Record<CaptureOutcome, string> = {
@@ -52,27 +59,26 @@ export const captureView: View = (app, _route, root) => {
       id: 'capture-form',
       onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
-        const input = {
+        const input: CaptureInput = {
           content: content.value,
           tags: tags.value
             .split(',')
             .map((t) => t.trim())
             .filter(Boolean),
           source: source.value.trim() || undefined,
-          kind: kind.value,
-          status: status.value,
-          volatility: volatility.value || undefined,
+          kind: kind.value as EntryKind,
+          status: status.value as EntryStatus,
+          volatility: (volatility.value || undefined) as Volatility | undefined,
           importance: Number(importance.value),
-          claimTag: claimTag.value,
+          claimTag: claimTag.value as ClaimTag,
           evidenceRef: evidenceRef.value.trim() || undefined,
           observedAt: toInstant(observedAt.value),
           replaces: replaces.value.trim() || undefined,
         };
         submit.disabled = true;
         try {
-          const { capture } = await app.gql<{
-            capture: { outcome: CaptureOutcome; matchId: string | null; entry: EntrySummary };
-          }>(CAPTURE, { input });
+          const { capture } = await app.gql(CaptureDocument, { input });
+          if (!capture) throw new Error('The server answered capture with nothing.');
           replace(
             outcome,
             h(
@@ -115,7 +121,7 @@ export const captureView: View = (app, _route, root) => {
   replace(root, h('div', { class: 'view-head' }, h('h1', null, 'Capture')), form, outcome);
   content.focus();
   app
-    .gql<{ recent: { id: string; content: string }[] }>(RECENT, { n: 50 })
+    .gql(RecentEntriesDocument, { n: 50 })
     .then(({ recent }) =>
       replace(
         candidates,

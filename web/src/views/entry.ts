@@ -1,8 +1,19 @@
 import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
 import { confirmAction } from '../confirm.ts';
-import { APPEND, ENTRY, FORGET, LINK, RECENT, SET_STATUS, UNLINK, UPDATE } from '../documents.ts';
 import { badge, errorBox, field, h, replace, select, time } from '../dom.ts';
+import {
+  AppendDocument,
+  type EdgeType,
+  EntryDetailDocument,
+  type EntryStatus,
+  ForgetDocument,
+  LinkDocument,
+  RecentEntriesDocument,
+  SetStatusDocument,
+  UnlinkDocument,
+  UpdateDocument,
+} from '../generated/graphql.ts';
 import type { EntryDetail } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, tagList } from '../widgets.ts';
 
@@ -63,7 +74,7 @@ export const entryView: View = async (app, route, root, signal) => {
       onsubmit: (e: SubmitEvent) => {
         e.preventDefault();
         void act('Appended.', async () => {
-          await app.gql(APPEND, { id, addition: addition.value });
+          await app.gql(AppendDocument, { input: { id, addition: addition.value } });
           addition.value = '';
         });
       },
@@ -81,7 +92,7 @@ export const entryView: View = async (app, route, root, signal) => {
       id: 'update-form',
       onsubmit: (e: SubmitEvent) => {
         e.preventDefault();
-        void act('Updated.', () => app.gql(UPDATE, { id, content: replacement.value }));
+        void act('Updated.', () => app.gql(UpdateDocument, { input: { id, content: replacement.value } }));
       },
     },
     h('h2', null, 'Rewrite'),
@@ -96,7 +107,9 @@ export const entryView: View = async (app, route, root, signal) => {
       class: 'inline-form',
       onsubmit: (e: SubmitEvent) => {
         e.preventDefault();
-        void act(`Status set to ${statusSelect.value}.`, () => app.gql(SET_STATUS, { id, status: statusSelect.value }));
+        void act(`Status set to ${statusSelect.value}.`, () =>
+          app.gql(SetStatusDocument, { input: { id, status: statusSelect.value as EntryStatus } }),
+        );
       },
     },
     field('Status', statusSelect),
@@ -116,7 +129,7 @@ export const entryView: View = async (app, route, root, signal) => {
         );
         if (!ok) return;
         try {
-          await app.gql(FORGET, { id });
+          await app.gql(ForgetDocument, { input: { id } });
           replace(
             root,
             h('h1', null, 'Forgotten'),
@@ -151,11 +164,11 @@ export const entryView: View = async (app, route, root, signal) => {
         const outward = linkDirection.value.startsWith('this');
         const target = other.value.trim();
         void act(`Linked ${linkType.value}.`, async () => {
-          await app.gql(LINK, {
+          await app.gql(LinkDocument, {
             input: {
               src: outward ? id : target,
               dst: outward ? target : id,
-              type: linkType.value,
+              type: linkType.value as EdgeType,
               weight: Number(weight.value),
             },
           });
@@ -241,7 +254,7 @@ export const entryView: View = async (app, route, root, signal) => {
                       'aria-label': `Unlink ${c.edge.type} with ${c.entry.content.slice(0, 40)}`,
                       onclick: () =>
                         act(`Unlinked ${c.edge.type}.`, () =>
-                          app.gql(UNLINK, { src: c.edge.src, dst: c.edge.dst, type: c.edge.type }),
+                          app.gql(UnlinkDocument, { input: { src: c.edge.src, dst: c.edge.dst, type: c.edge.type } }),
                         ),
                     },
                     'Unlink',
@@ -261,7 +274,7 @@ export const entryView: View = async (app, route, root, signal) => {
   async function load(): Promise<void> {
     loading ??= (async () => {
       try {
-        const { entry } = await app.gql<{ entry: EntryDetail | null }>(ENTRY, { id });
+        const { entry } = await app.gql(EntryDetailDocument, { id });
         if (signal.aborted) return;
         current = entry;
         if (entry) render(entry);
@@ -278,7 +291,7 @@ export const entryView: View = async (app, route, root, signal) => {
   replace(root, status, body);
   await load();
   app
-    .gql<{ recent: { id: string; content: string }[] }>(RECENT, { n: 50 })
+    .gql(RecentEntriesDocument, { n: 50 })
     .then(({ recent }) =>
       replace(
         candidates,

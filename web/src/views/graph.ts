@@ -1,8 +1,8 @@
 import type { EdgeType } from '../../../src/contract/enums.ts';
 import { type App, href, type View } from '../app.ts';
-import { GRAPH_VIEW, RECALL, RECENT } from '../documents.ts';
 import { field, h, replace, select, shorten } from '../dom.ts';
-import type { GraphViewResult, RecallResult } from '../model.ts';
+import { GraphViewDocument, RecallExplainedDocument, RecentEntriesDocument } from '../generated/graphql.ts';
+import type { GraphViewResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, problemBox, shortId } from '../widgets.ts';
 import { draw, legend, zoomControls } from './graph-canvas.ts';
 
@@ -21,7 +21,7 @@ async function searchSeeds(
   if (!query) return;
   replace(found, h('li', { class: 'muted' }, 'Searching…'));
   try {
-    const { recall } = await app.gql<{ recall: RecallResult }>(RECALL, { query, topK: SEARCH_HITS, hops: 0 });
+    const { recall } = await app.gql(RecallExplainedDocument, { query, topK: SEARCH_HITS, hops: 0 });
     if (signal.aborted) return;
     const add = (entry: { id: string; content: string }) => (event: MouseEvent) => {
       seeds.set(entry.id, entry.content);
@@ -220,18 +220,18 @@ export const graphView: View = async (app, route, root, signal) => {
   let seedIds = chosen;
   try {
     if (!seedIds.length) {
-      const { recent } = await app.gql<{ recent: { id: string }[] }>(RECENT, { n: 5 });
+      const { recent } = await app.gql(RecentEntriesDocument, { n: 5 });
       seedIds = recent.map((e) => e.id);
     }
     if (!seedIds.length) {
       replace(output, h('p', { class: 'muted' }, 'The workspace is empty: capture entries and link them first.'));
       return;
     }
-    const { graphView: view } = await app.gql<{ graphView: GraphViewResult }>(GRAPH_VIEW, {
+    const { graphView: view } = await app.gql(GraphViewDocument, {
       seedIds,
       hops: Number(hops.value),
     });
-    if (signal.aborted) return;
+    if (signal.aborted || !view) return;
     // The seeds came as ids: name them by their content now that the graph has it.
     for (const n of view.nodes) if (seeds.has(n.entry.id)) seeds.set(n.entry.id, n.entry.content);
     picker.showChips();

@@ -1,7 +1,7 @@
 import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
-import { RECALL } from '../documents.ts';
 import { badge, field, h, replace, select, time } from '../dom.ts';
+import { type EntryKind, type EntryStatus, RecallExplainedDocument } from '../generated/graphql.ts';
 import type { RecallHit, RecallResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, problemBox, tagList } from '../widgets.ts';
 
@@ -248,14 +248,14 @@ export const recallView: View = async (app, route, root, signal) => {
   }
   replace(results, h('p', { class: 'muted' }, 'Recalling…'));
   try {
-    const { recall } = await app.gql<{ recall: RecallResult }>(RECALL, {
+    const { recall } = await app.gql(RecallExplainedDocument, {
       query,
       topK: Number(p.get('k') ?? 8),
       hops: Number(p.get('hops') ?? 1),
       full: p.get('full') === '1',
-      kind: p.get('kind') || undefined,
+      kind: (p.get('kind') || undefined) as EntryKind | undefined,
       tag: p.get('tag') || undefined,
-      filter: p.get('status') ? { statuses: [p.get('status')] } : undefined,
+      filter: p.get('status') ? { statuses: [p.get('status') as EntryStatus] } : undefined,
     });
     if (signal.aborted) return;
     replace(results, resultView(recall));

@@ -1,7 +1,7 @@
 import type { View } from '../app.ts';
-import { BRIEF } from '../documents.ts';
 import { h, replace, time } from '../dom.ts';
-import type { Brief, CountBy, EntrySummary } from '../model.ts';
+import { BriefDocument } from '../generated/graphql.ts';
+import type { CountBy, EntrySummary } from '../model.ts';
 import { entryBadges, entryLink, problemBox } from '../widgets.ts';
 
 function bars(title: string, rows: CountBy[]): HTMLElement {
@@ -47,7 +47,7 @@ function entries(title: string, list: EntrySummary[]): HTMLElement {
 export const statsView: View = async (app, _route, root, signal) => {
   replace(root, h('h1', null, 'Stats and brief'), h('p', { class: 'muted' }, 'Loading…'));
   try {
-    const { brief } = await app.gql<{ brief: Brief }>(BRIEF);
+    const { brief } = await app.gql(BriefDocument);
     if (signal.aborted) return;
     const s = brief.stats;
     const numbers: [string, number][] = [
