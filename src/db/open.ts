@@ -23,7 +23,9 @@ export async function openDatabase(
   location: DatabaseLocation,
   opts: WriterOptions & { migrate?: boolean },
 ): Promise<OpenedDatabase> {
-  const client = await openClient(location);
+  const client = await openClient(location).catch((error: unknown) => {
+    throw location.local ? error : remoteUnavailable(location.url, error, WORKSPACE_DB_SETTINGS);
+  });
   try {
     const db = drizzleFor(client, opts.onQuery);
     if (opts.migrate !== false) await migrateDb(db);
