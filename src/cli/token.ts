@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { usage } from '../contract/errors.ts';
 import { ROLES, type Role } from '../contract/roles.ts';
+import { redactUrl } from '../db/remote-failure.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { JSON_FLAG, type Options, parseStrict } from './args.ts';
 import { print } from './command.ts';
@@ -20,7 +22,17 @@ function parseSub<O extends Options>(sub: string, args: string[], options: O, po
   return parsed;
 }
 
-async function createToken(store: ControlStore, args: string[]): Promise<number> {
+/** What the first token changes, for whoever runs servers over this control database. */
+function tokenModeNotice(config: Config): string {
+  const where = config.controlDbUrl ? redactUrl(config.controlDbUrl) : join(config.dataDir, '_control.db');
+  return (
+    `Token mode from now on: servers using this data (${where}) now require a token on every request, ` +
+    'within a second; the dashboard and GraphiQL need it too (Authorization: Bearer <token>). ' +
+    'Revoking tokens keeps token mode; `mini-sphere token reset --open` returns to open mode.\n'
+  );
+}
+
+async function createToken(store: ControlStore, args: string[], config: Config): Promise<number> {
   const { values } = parseSub(
     'create',
     args,
@@ -35,12 +47,7 @@ async function createToken(store: ControlStore, args: string[]): Promise<number>
   const label = typeof values.label === 'string' ? values.label : null;
   const first = !(await store.tokenMode());
   const { id, token } = await store.createToken(workspace, role as Role, label);
-  if (first) {
-    process.stderr.write(
-      'The server is in token mode from now on: running servers require a bearer token on every request ' +
-        '(within a second), and stay so when tokens are revoked (see `token reset --open`).\n',
-    );
-  }
+  if (first) process.stderr.write(tokenModeNotice(config));
   print(`id: ${id}\n${token}\n`);
   return 0;
 }
@@ -88,7 +95,7 @@ async function resetToOpen(store: ControlStore, args: string[]): Promise<number>
   return 0;
 }
 
-const SUBCOMMANDS = new Map<string, (store: ControlStore, args: string[]) => Promise<number>>([
+const SUBCOMMANDS = new Map<string, (store: ControlStore, args: string[], config: Config) => Promise<number>>([
   ['create', createToken],
   ['list', listTokens],
   ['revoke', revokeToken],
@@ -102,7 +109,7 @@ export async function tokenCommand(config: Config, args: string[]): Promise<numb
   try {
     const run = sub === undefined ? undefined : SUBCOMMANDS.get(sub);
     if (!run) throw usage(`unknown token command: ${sub ?? '(none)'}`);
-    return await run(store, rest);
+    return await run(store, rest, config);
   } finally {
     store.close();
   }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
+import type { RedisStatus } from '../events/redis.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
@@ -34,6 +35,8 @@ export interface HttpDeps {
   directPost: boolean;
   /** Where the server listens, once it does. */
   address: () => AddressInfo | null;
+  /** Redis's state for /health; null when events stay in this process. */
+  redis?: () => RedisStatus | null;
 }
 
 export interface HttpHandler {
@@ -54,8 +57,20 @@ async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> 
   ]);
   // A workspace whose database could not be opened lately counts as failing too.
   const failed = control + open.failed + deps.registry.recentFailures().length;
+  // Redis down still serves every request here (events reach other instances through the
+  // log), so it is `degraded` with 200: a load balancer keeps the instance, a person sees why.
+  const redis = deps.redis?.() ?? null;
+  const degraded = redis?.state === 'down';
+  const status = failed ? 'unavailable' : degraded ? 'degraded' : 'ok';
+  const body: Record<string, unknown> = { status, workspaces: open.open, failed };
+  if (redis) body.redis = redis;
+  if (degraded) {
+    body.reasons = [
+      `redis unreachable (${redis.reason}, ${redis.attempts} reconnection attempts): events reach other instances only through the event log`,
+    ];
+  }
   res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ status: failed ? 'unavailable' : 'ok', workspaces: open.open, failed }));
+  res.end(JSON.stringify(body));
 }
 
 /** /metrics: open on loopback in open mode; with tokens, only for SPHERE_METRICS_TOKEN, or off. */

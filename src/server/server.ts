@@ -3,15 +3,16 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import type { QueryListener } from '../db/client.ts';
 import { EventBus } from '../events/bus.ts';
-import { createRedisTarget } from '../events/redis.ts';
+import { createRedisTarget, type RedisStatus } from '../events/redis.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
-import { WorkspaceRegistry } from '../workspaces/registry.ts';
+import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
 import { Cap } from './caps.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
 import { createHttpHandler } from './http.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
 import { loadTrustedDocuments } from './trusted-documents.ts';
 import { attachWebSockets } from './ws.ts';
 import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
@@ -29,6 +30,9 @@ export interface MiniSphereServer {
   readonly http: Server;
   /** The control database (tokens, audit log), opened on first use. */
   control(): Promise<ControlStore>;
+  /** Redis's state (null without REDIS_URL); `settled` waits up to `ms` for the first connection to succeed or fail. */
+  redis: { status(): RedisStatus; settled(ms: number): Promise<RedisStatus> } | null;
+  readonly logger: Logger;
 }
 
 export interface ServerDeps {
@@ -45,9 +49,10 @@ export interface ServerDeps {
 /** Listens on the configured host and port; resolves with the GraphQL URL and the port. */
 function listen(http: Server, config: Config): Promise<{ url: string; port: number }> {
   return new Promise((resolve, reject) => {
-    http.once('error', reject);
+    const fail = (error: unknown) => reject(listenFailure(error, config));
+    http.once('error', fail);
     http.listen(config.port, config.host, () => {
-      http.off('error', reject);
+      http.off('error', fail);
       const { port } = http.address() as AddressInfo;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
@@ -72,25 +77,41 @@ function lazyControl(config: Config, clock: () => number): (() => Promise<Contro
   });
 }
 
-/** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
-export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
-  const clock = deps.clock ?? Date.now;
-  const redis = !deps.bus && config.redisUrl ? createRedisTarget(config.redisUrl) : null;
-  const bus = deps.bus ?? new EventBus(redis?.target);
-  // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
-  const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
-  const onCommit = (events: Parameters<EventBus['publish']>[0]) => bus.publish(events);
-  const registry = new WorkspaceRegistry({
+/** The event bus: the one given, in-process, or fanned out through Redis (whose trouble goes to the log). */
+function createBus(config: Config, deps: ServerDeps, logger: Logger) {
+  if (deps.bus || !config.redisUrl) return { bus: deps.bus ?? new EventBus(), redis: null };
+  const redis = createRedisTarget(config.redisUrl, { report: redisReporter(logger), reportEveryMs: REPORT_EVERY_MS });
+  return { bus: new EventBus(redis.target), redis };
+}
+
+/** The workspace registry; databases that fail to open are reported in the log. */
+function createRegistry(
+  config: Config,
+  deps: Pick<ServerDeps, 'onQuery'> & { clock: () => number; logger: Logger },
+  onCommit: RegistryOptions['onCommit'],
+): WorkspaceRegistry {
+  return new WorkspaceRegistry({
     dataDir: config.dataDir,
     dbUrl: config.dbUrl,
     dbAuthToken: config.dbAuthToken,
-    clock,
+    clock: deps.clock,
     onQuery: deps.onQuery,
     onCommit,
     maxOpen: config.maxOpenWorkspaces,
+    onOpenFailure: openFailureReporter(deps.logger),
   });
-  const control = lazyControl(config, clock);
+}
+
+/** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
+export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
+  const clock = deps.clock ?? Date.now;
   const logger = deps.logger ?? createLogger(config.logLevel);
+  const { bus, redis } = createBus(config, deps, logger);
+  // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
+  const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
+  const onCommit = (events: Parameters<EventBus['publish']>[0]) => bus.publish(events);
+  const registry = createRegistry(config, { ...deps, clock, logger }, onCommit);
+  const control = lazyControl(config, clock);
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
@@ -111,6 +132,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     metrics,
     directPost,
     address,
+    redis: () => redis?.status() ?? null,
   });
   const http = createServer(handler.listener);
   const multicast = new Multicast(bus.streams, realtime.bufferMax);
@@ -124,6 +146,8 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     bus,
     http,
     control,
+    redis,
+    logger,
     start: async () => {
       if (!isLoopback(config.host) && !(await gate.tokenMode())) {
         throw new Error(

@@ -9,6 +9,7 @@ import { checkWorkspaceId, TOKEN_FORMAT } from '../contract/ids.ts';
 import { checkRole, type Role } from '../contract/roles.ts';
 import { migrateConcurrently, openClient } from '../db/client.ts';
 import { auditLog, controlSchema, tokens, workspaces } from '../db/control-schema.ts';
+import { CONTROL_DB_SETTINGS, remoteUnavailable } from '../db/remote-failure.ts';
 import type { Access } from './access.ts';
 
 const CONTROL_MIGRATIONS = fileURLToPath(new URL('../../drizzle/control', import.meta.url));
@@ -67,7 +68,12 @@ export class ControlStore {
     const url = loc.controlDbUrl ?? `file:${join(loc.dataDir, '_control.db')}`;
     const client = await openClient({ url, authToken: loc.dbAuthToken ?? undefined, local: url.startsWith('file:') });
     const store = new ControlStore(client, clock);
-    await migrateConcurrently(() => migrate(store.#db, { migrationsFolder: CONTROL_MIGRATIONS }));
+    try {
+      await migrateConcurrently(() => migrate(store.#db, { migrationsFolder: CONTROL_MIGRATIONS }));
+    } catch (error) {
+      client.close();
+      throw url.startsWith('file:') ? error : remoteUnavailable(url, error, CONTROL_DB_SETTINGS);
+    }
     return store;
   }
 

@@ -49,6 +49,8 @@ export interface RegistryOptions {
   onQuery?: QueryListener;
   /** Databases kept open at once (SPHERE_MAX_OPEN_WORKSPACES); idle ones beyond it are closed. */
   maxOpen?: number;
+  /** Told of every database that failed to open, with the operator's account of why (for the log). */
+  onOpenFailure?: (workspace: string, error: unknown) => void;
 }
 
 /** A workspace whose database is open or opening. */
@@ -309,6 +311,7 @@ export class WorkspaceRegistry {
         maxBatch: location.local ? 64 : 8,
       });
     } catch (error) {
+      this.#opts.onOpenFailure?.(id, error);
       throw unavailable(id, error);
     }
     this.#migrated.add(id);
@@ -346,9 +349,13 @@ class RoutedClient {
   }
 }
 
-/** A workspace database that cannot be opened or migrated: a clear, retryable error. */
+/**
+ * A workspace database that cannot be opened or migrated: a clear, retryable error. It
+ * says why (connection refused, token refused, disk error) but not where the database is
+ * or how it is configured: that is for the operator, in the server's log.
+ */
 function unavailable(id: string, cause: unknown): DomainError {
-  const reason = (cause as { code?: unknown })?.code;
+  const reason = cause instanceof DomainError ? cause.details.reason : (cause as { code?: unknown })?.code;
   return new DomainError(
     'UNAVAILABLE',
     `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,

@@ -37,7 +37,9 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
         resolve(m[1]);
       }
     };
+    // The banner, with its "listening on" line, goes to stderr; the JSON log to stdout.
     proc.stdout?.on('data', onData);
+    proc.stderr?.on('data', onData);
     void exited.then(() => {
       clearTimeout(timer);
       reject(new Error(`server exited before listening:\n${out}`));
