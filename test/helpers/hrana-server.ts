@@ -529,7 +529,12 @@ const LITERALS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g;
 
 function prepare(conn: Conn, sql: string): ReturnType<Conn['prepare']> {
   // libsql ignores whatever follows the first statement; sqld refuses it.
-  if (/;\s*\S/.test(sql.replace(LITERALS, ''))) {
+  const bare = sql.replace(LITERALS, '');
+  // A trigger's body holds statements of its own, between BEGIN and its last END.
+  const outer = /^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?TRIGGER\b/i.test(bare)
+    ? bare.replace(/\bBEGIN\b[\s\S]*\bEND\b/i, '')
+    : bare;
+  if (/;\s*\S/.test(outer)) {
     throw new StmtError('SQL string contains more than one statement', 'SQL_MANY_STATEMENTS');
   }
   try {

@@ -91,7 +91,9 @@ describe('Hrana test server, against @libsql/client', () => {
     expect(sel.columnTypes).toEqual(['INTEGER', 'TEXT']);
     expect(sel.rows.map((r) => r.name)).toEqual(['a', 'b']);
   });
+});
 
+describe('Hrana test server: batches and their conditions', () => {
   it('runs a batch atomically: a failing statement rolls back the batch', async () => {
     const c = client('batch');
     await c.execute('CREATE TABLE b (k TEXT PRIMARY KEY)');
@@ -162,7 +164,9 @@ describe('Hrana test server, against @libsql/client', () => {
     });
     expect(results[1]?.response).toEqual({ type: 'get_autocommit', is_autocommit: true });
   });
+});
 
+describe('Hrana test server: stored SQL, describe, sequence', () => {
   it('stores SQL texts per stream, describes statements and runs sequences', async () => {
     const { body } = await pipeline('seq', {
       baton: null,
@@ -229,7 +233,9 @@ describe('Hrana test server: streams, batons, limits and faults', () => {
     expect(await pipeline('baton', { baton, requests: [] })).toMatchObject({ status: 400, body: /reused/ });
     expect(await pipeline('baton', { baton: 'forged.1', requests: [] })).toMatchObject({ status: 400 });
   });
+});
 
+describe('Hrana test server: writers, idle streams and time limits', () => {
   it('serializes writers per database without blocking: a second write transaction waits for the first', async () => {
     const c = client('writers');
     await c.execute('CREATE TABLE w (k TEXT)');
@@ -301,7 +307,9 @@ describe('Hrana test server: streams, batons, limits and faults', () => {
       200,
     );
   });
+});
 
+describe('Hrana test server: routing, round trips and faults', () => {
   it('keeps databases apart by path and counts round trips per database', async () => {
     hrana.resetCounts();
     const [a, b] = [client('tenant-a'), client('tenant-b')];
