@@ -348,9 +348,14 @@ class RoutedClient {
 
 /** A workspace database that cannot be opened or migrated: a clear, retryable error. */
 function unavailable(id: string, cause: unknown): DomainError {
-  const reason = (cause as { code?: unknown })?.code;
-  return new DomainError(
-    'UNAVAILABLE',
-    `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,
+  // A hosted database's transport failure already names its cause (see db/remote-client.ts).
+  const reason =
+    cause instanceof DomainError ? /\((.*)\)/.exec(cause.message)?.[1] : (cause as { code?: unknown })?.code;
+  return Object.assign(
+    new DomainError(
+      'UNAVAILABLE',
+      `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,
+    ),
+    { cause },
   );
 }
