@@ -7,6 +7,7 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { checkWorkspaceId } from '../contract/ids.ts';
 import { LocalClient } from './local-client.ts';
+import { RemoteClient } from './remote-client.ts';
 import { schema } from './schema.ts';
 
 export type Schema = typeof schema;
@@ -49,7 +50,8 @@ export function locateWorkspace(
  */
 export async function openClient(location: DatabaseLocation): Promise<Client> {
   if (!location.local) {
-    return createClient({ url: location.url, authToken: location.authToken, intMode: 'number' });
+    const client = createClient({ url: asBaseUrl(location.url), authToken: location.authToken, intMode: 'number' });
+    return new RemoteClient(client);
   }
   const path = location.url.slice('file:'.length);
   mkdirSync(dirname(path), { recursive: true });
@@ -57,6 +59,19 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
   // maintenance command beside a running server). LocalClient puts the file in WAL mode and
   // syncs every commit before it resolves (see there).
   return new LocalClient({ path, timeout: 5_000, concurrency: 4 });
+}
+
+/**
+ * The URL with a trailing slash on its path. @libsql/client resolves its endpoints
+ * (`v2/pipeline`) against the URL as a relative reference, which drops the path's last
+ * segment: `https://db.example/{workspace}` would send every workspace to
+ * `https://db.example/v2/pipeline`, one database for all of them.
+ */
+export function asBaseUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname === '' || parsed.pathname.endsWith('/')) return url;
+  parsed.pathname += '/';
+  return parsed.toString();
 }
 
 /**

@@ -207,9 +207,14 @@ export class Writer {
       await tx.execute('RELEASE write');
       return { job, ok: true, value, events };
     } catch (error) {
-      // If this throws too, the transaction itself is gone and the whole batch fails.
-      await tx.execute('ROLLBACK TO write');
-      await tx.execute('RELEASE write');
+      try {
+        await tx.execute('ROLLBACK TO write');
+        await tx.execute('RELEASE write');
+      } catch {
+        // The transaction itself is gone and the whole batch fails. The write's own error
+        // says why (a dropped connection, a full disk); the rollback's only says "closed".
+        throw error;
+      }
       return { job, ok: false, error, events: [] };
     }
   }

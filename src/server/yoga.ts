@@ -50,9 +50,13 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
     maskedErrors: {
       maskError: (error, message) => {
         const masked = maskError(error, message);
-        if ((masked as GraphQLError).extensions?.code === 'INTERNAL_SERVER_ERROR') {
+        const code = (masked as GraphQLError).extensions?.code;
+        if (code === 'INTERNAL_SERVER_ERROR') {
           const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
           logger.error({ err: original, path: (error as GraphQLError).path }, 'unexpected error');
+        } else if (code === 'UNAVAILABLE') {
+          // Retryable for the client; the operator needs the cause (a dead link, a rotated token).
+          logger.warn({ reason: masked.message, path: (error as GraphQLError).path }, 'database unavailable');
         }
         return masked;
       },

@@ -355,9 +355,17 @@ class RoutedClient {
  * or how it is configured: that is for the operator, in the server's log.
  */
 function unavailable(id: string, cause: unknown): DomainError {
-  const reason = cause instanceof DomainError ? cause.details.reason : (cause as { code?: unknown })?.code;
-  return new DomainError(
-    'UNAVAILABLE',
-    `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,
+  // A hosted database's failure names its cause: in details when the open failed (see
+  // db/remote-failure.ts), in parentheses when a request did (see db/remote-client.ts).
+  const reason =
+    cause instanceof DomainError
+      ? (cause.details.reason ?? /\((.*)\)/.exec(cause.message)?.[1])
+      : (cause as { code?: unknown })?.code;
+  return Object.assign(
+    new DomainError(
+      'UNAVAILABLE',
+      `the database of workspace ${id} cannot be opened right now${typeof reason === 'string' ? ` (${reason})` : ''}; retry later`,
+    ),
+    { cause },
   );
 }

@@ -1,0 +1,143 @@
+/**
+ * Hosted mode over the wire: the server (a `mini-sphere serve` process) on SPHERE_DB_URL
+ * pointing at the Hrana test service with a fixed delay per HTTP request, counting the
+ * round trips each operation costs and where they go, then timing captures with 16 clients
+ * and recall latency.
+ *
+ *   npx tsx bench/hosted-rtt.ts                      # 10 ms per round trip
+ *   npx tsx bench/hosted-rtt.ts --rtt 25 --entries 300 --captures 320 --recalls 60
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type ServerProcess, startServerProcess } from '../test/helpers/cli.ts';
+import { type HranaTestServer, startHranaServer } from '../test/helpers/hrana-server.ts';
+import type { Data } from '../test/helpers/server.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    rtt: { type: 'string', default: '10' },
+    entries: { type: 'string', default: '200' },
+    captures: { type: 'string', default: '320' },
+    recalls: { type: 'string', default: '60' },
+  },
+});
+const RTT = Number(flags.rtt);
+const WS = 'bench';
+const WORDS = 'deploy staging cluster billing ledger argo vpn rollout schema backup token latency cache queue'.split(
+  ' ',
+);
+
+async function gql(url: string, query: string, variables: Record<string, unknown> = {}): Promise<Data> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-workspace': WS },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: Data; errors?: unknown[] };
+  if (body.errors || !body.data) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+const CAPTURE = 'mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }';
+const LINK = 'mutation ($input: LinkInput!) { link(input: $input) { edge { src } } }';
+const RECALL = 'query ($q: String!) { recall(query: $q, topK: 8, hops: 1) { hits { entry { id content } } } }';
+const GRAPH = 'query ($id: ID!) { graphView(seedIds: [$id], hops: 2) { nodes { entry { id } } edges { type } } }';
+const ENTRY =
+  'query ($id: ID!) { entry(id: $id) { id content tags connections(first: 8) { direction entry { id tags } } } }';
+
+const sentence = (i: number) =>
+  `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} note ${i}: ${WORDS[(i * 3) % WORDS.length]} changed`;
+
+async function seed(url: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const input = { content: sentence(i), tags: [WORDS[i % WORDS.length], `t${i % 5}`] };
+    ids.push((await gql(url, CAPTURE, { input })).capture.entry.id);
+  }
+  for (let i = 1; i < n; i++) {
+    await gql(url, LINK, { input: { src: ids[i], dst: ids[(i * 13) % i], type: 'RELATES_TO' } });
+  }
+  return ids;
+}
+
+/** Round trips one operation costs, with what each request carried; deferred bookkeeping counted after 1.5 s. */
+async function roundTrips(hrana: HranaTestServer, run: () => Promise<unknown>) {
+  await new Promise((r) => setTimeout(r, 1_500));
+  hrana.resetCounts();
+  await run();
+  const inline = hrana.roundTrips(WS);
+  const requests = hrana.log.map(
+    (r) => `${r.database === WS ? '' : `[${r.database}] `}${r.statements.join(' | ') || '(close only)'}`,
+  );
+  await new Promise((r) => setTimeout(r, 1_500));
+  return { inline, deferred: hrana.roundTrips(WS) - inline, requests };
+}
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'hosted-rtt-'));
+  const hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: 'bench' });
+  let serve: ServerProcess | null = null;
+  try {
+    serve = await startServerProcess({
+      SPHERE_DATA_DIR: join(dir, 'data'),
+      SPHERE_DB_URL: hrana.urlTemplate,
+      SPHERE_DB_AUTH_TOKEN: 'bench',
+      SPHERE_CONTROL_DB_URL: hrana.url('_control'),
+      SPHERE_RATE_LIMIT: '0',
+      LOG_LEVEL: 'warn',
+    });
+    const url = serve.url;
+    const ids = await seed(url, Number(flags.entries));
+    hrana.latencyMs = RTT;
+    let n = 0;
+    const rows = {
+      capture: await roundTrips(hrana, () =>
+        gql(url, CAPTURE, { input: { content: `fresh capture ${n++}`, tags: ['deploy', 'new'] } }),
+      ),
+      'recall (topK 8, hops 1)': await roundTrips(hrana, () => gql(url, RECALL, { q: 'deploy staging cluster' })),
+      'graphView (hops 2)': await roundTrips(hrana, () => gql(url, GRAPH, { id: ids[5] })),
+      'entry + tags + connections': await roundTrips(hrana, () => gql(url, ENTRY, { id: ids[5] })),
+      link: await roundTrips(hrana, () => gql(url, LINK, { input: { src: ids[1], dst: ids[2], type: 'CAUSED_BY' } })),
+    };
+    console.log(`\nround trips per operation at ${RTT} ms each (inline + deferred bookkeeping):`);
+    for (const [name, r] of Object.entries(rows)) console.log(`  ${name.padEnd(28)} ${r.inline} + ${r.deferred}`);
+    for (const [name, r] of Object.entries(rows)) {
+      console.log(`\n${name}: requests in order`);
+      for (const [i, req] of r.requests.entries()) console.log(`  ${String(i + 1).padStart(2)}. ${req}`);
+    }
+
+    const total = Number(flags.captures);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < total) {
+          const i = next++;
+          await gql(url, CAPTURE, { input: { content: `load capture ${i} ${sentence(i)}`, tags: ['load'] } });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`\ncaptures with 16 clients: ${total} in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(1)}/s`);
+
+    const times: number[] = [];
+    for (let i = 0; i < Number(flags.recalls); i++) {
+      const t = performance.now();
+      await gql(url, RECALL, { q: `${WORDS[i % WORDS.length]} ${WORDS[(i * 5) % WORDS.length]}` });
+      times.push(performance.now() - t);
+    }
+    console.log(`recall topK 8 hops 1: p50 ${pct(times, 0.5)?.toFixed(0)} ms, p95 ${pct(times, 0.95)?.toFixed(0)} ms`);
+  } finally {
+    serve?.child.kill('SIGTERM');
+    await serve?.exited;
+    await hrana.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
