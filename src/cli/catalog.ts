@@ -160,12 +160,16 @@ export const CATALOG: CommandEntry[] = [
     usage: ['import --workspace W [--create] [--from V] [--json] FILE'],
     details:
       'Ids and timestamps are kept and existing ids skipped, so importing twice changes nothing. A file\n' +
-      'that is cut off, breaks a limit or is not an export of W (or of V, with --from) is refused whole:\n' +
-      'exit status 1 and nothing written.',
+      'that is cut off, breaks a limit or, for an existing W, is not an export of W (or of V, with\n' +
+      '--from) is refused whole: exit status 1 and nothing written. A workspace the import creates\n' +
+      '(--create) may take any export.',
     flags: [
       WORKSPACE_FLAG,
       CREATE_FLAG,
-      ['--from V', "the workspace the file was exported from, to import V's export under another name"],
+      [
+        '--from V',
+        "the workspace the file was exported from: needed to merge V's export into an existing workspace of another name",
+      ],
       ['--json', 'print the report as JSON'],
       ['FILE', 'the export to read, or - for stdin'],
       HELP_FLAG,
@@ -173,7 +177,7 @@ export const CATALOG: CommandEntry[] = [
     env: STORAGE_ENV,
     examples: [
       'mini-sphere import --workspace acme acme.jsonl',
-      'mini-sphere import --workspace acme-copy --create --from acme acme.jsonl',
+      'mini-sphere import --workspace acme-copy --create acme.jsonl',
     ],
     load: data('import'),
   },
