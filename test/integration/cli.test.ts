@@ -239,9 +239,14 @@ describe('a workspace that does not exist', () => {
 describe('import of a file that is not there or not whole', () => {
   it('a missing file is one line, "no such file", and creates nothing', async () => {
     const before = files();
-    const res = await cli('import', '--workspace', 'from-nothing', '--create', 'no-such-export.jsonl');
-    expect(res.code).toBe(1);
-    expect(res.stderr).toBe('mini-sphere import: no such file: no-such-export.jsonl\n');
+    const results = await Promise.all([
+      cli('import', '--workspace', 'acme', 'no-such-export.jsonl'),
+      cli('import', '--workspace', 'from-nothing', '--create', 'no-such-export.jsonl'),
+    ]);
+    for (const res of results) {
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe('mini-sphere import: no such file: no-such-export.jsonl\n');
+    }
     expect(files()).toEqual(before);
   });
 
