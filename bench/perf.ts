@@ -10,6 +10,7 @@
  *   e. server RSS; export and import time and peak memory
  *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
  *      recalls them (topK 50) while another workspace runs its recall mix
+ *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -17,6 +18,7 @@
  *   npm run bench                          # sizes 10k and 100k
  *   npm run bench -- --size 1m             # one size (also --sizes 10k,100k,1m)
  *   npm run bench -- --profile             # also CPU-profile the server (recall, capture, fan-out)
+ *   npm run bench -- --only startup        # CLI start-up times alone (a few seconds)
  *   npm run bench -- --help                # every flag
  *
  * Results: a table on stdout, JSON in bench/results/perf-<timestamp>.json and perf-latest.json.
@@ -34,6 +36,7 @@ import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBar
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
 import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
+import { measureStartup, type StartupResult, startupRows } from './perf/startup.ts';
 import {
   CLI,
   type GqlClient,
@@ -65,7 +68,8 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,capture,fanout,hostile,export
+  --skip LIST           phases to skip: recall,graph,capture,fanout,hostile,export,startup
+  --only startup        measure only the CLI start-up times (help, token list, check), median of 10
   --profile             CPU-profile the server (node --cpu-prof) during the recall mix, a capture run
                         and the fan-out rounds, at the largest size; profiles in bench/results/profiles/
   --help                this help
@@ -145,6 +149,7 @@ const { values: opts } = parseArgs({
     subscribers: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '20' },
     skip: { type: 'string', default: '' },
+    only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -552,7 +557,7 @@ async function measureExportImport(runDir: string, size: number) {
   const exp = await timedCommand([CLI, 'export', '--workspace', WORKSPACE, '--out', file, '--force'], env);
   if (exp.code !== 0) throw new Error(`export failed (${exp.code}): ${exp.stderr.slice(-2000)}`);
   const imp = await timedCommand(
-    [CLI, 'import', '--workspace', `${WORKSPACE}-import`, '--from', WORKSPACE, file, '--json'],
+    [CLI, 'import', '--workspace', `${WORKSPACE}-import`, '--create', '--from', WORKSPACE, file, '--json'],
     env,
   );
   if (imp.code !== 0) throw new Error(`import failed (${imp.code}): ${imp.stderr.slice(-2000)}`);
@@ -828,12 +833,37 @@ function table(results: SizeResult[]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** The start-up section; targets: help under 300 ms, every command under 1 s on a quiet machine. */
+function printStartup(r: StartupResult | undefined) {
+  if (!r) return;
+  console.log(`\nCLI start-up, median of ${r.runs} (targets on a quiet machine: help < 300 ms, every command < 1 s)`);
+  const rows = [['command', 'ms', "× node -e ''"], ...startupRows(r)];
+  const width = Math.max(...rows.map(([command]) => command?.length ?? 0));
+  for (const [command = '', ms = '', ratio = ''] of rows) {
+    console.log(`  ${command.padEnd(width)}  ${ms.padStart(5)}  ${ratio.padStart(12)}`);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const stamp = new Date().toISOString().replaceAll(':', '-').replace('.', '-');
 mkdirSync(RESULTS_DIR, { recursive: true });
 mkdirSync(dataDir, { recursive: true });
 log(`sizes ${sizes.map(sizeLabel).join(', ')}; seed ${seed}; data ${dataDir}`);
+if (opts.only !== undefined && opts.only !== 'startup') throw new Error(`--only takes startup, not ${opts.only}`);
+let startup: StartupResult | undefined;
+if (!skip.has('startup')) {
+  startup = measureStartup();
+  log(
+    `  start-up medians: ${startupRows(startup)
+      .map(([command, ms]) => `${command} ${ms} ms`)
+      .join(', ')}`,
+  );
+}
+if (opts.only === 'startup') {
+  printStartup(startup);
+  process.exit(0);
+}
 const results: SizeResult[] = [];
 const largest = Math.max(...sizes);
 for (const size of sizes) results.push(await runSize(size, opts.profile && size === largest, stamp));
@@ -856,6 +886,7 @@ const out = {
     rounds: ROUNDS,
   },
   results,
+  startup,
   targets,
 };
 const json = JSON.stringify(out, null, 2);
@@ -875,6 +906,7 @@ for (const t of targets) {
     `  ${t.pass ? 'PASS' : 'MISS'}  ${t.size.padEnd(5)} ${t.target.padEnd(36)} ${value.padStart(9)}  (target ${t.limit})${t.binding ? '' : '  [informative]'}`,
   );
 }
+printStartup(startup);
 for (const r of results) {
   if (!r.profiles) continue;
   console.log(`\n${formatProfile(r.profiles.recall, `CPU profile, recall mix, ${r.label}`)}`);

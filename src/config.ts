@@ -90,6 +90,9 @@ const envSchema = z.object({
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
 });
 
+/** Every environment variable the configuration reads (`mini-sphere help serve` lists each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** `scheme://host[:port]` (lower-cased) and nothing else: no path, no wildcard, never `*` or `null`. */
 function isExactOrigin(value: string): boolean {
   try {

@@ -1,29 +1,20 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.ts';
-import { usage } from '../contract/errors.ts';
+import { DomainError, usage } from '../contract/errors.ts';
 import { backupWorkspace } from '../ops/backup.ts';
 import { exportWorkspace } from '../ops/export.ts';
 import { writeThenRename } from '../ops/files.ts';
 import { type ImportOptions, type ImportReport, importFile } from '../ops/import.ts';
 import { progressBar } from '../ops/progress.ts';
 import { withWorkspace } from '../ops/workspace.ts';
-import { JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
-import { CLI_ACTOR, type Command, print } from './command.ts';
-
-export const DATA_USAGE = `  backup --workspace W --to FILE [--force]
-                             write a consistent copy of the database file (safe while serving)
-  export --workspace W [--out FILE] [--force]
-                             write the workspace as JSON Lines to FILE or stdout
-  import --workspace W [--from V] FILE [--json]
-                             import a JSON Lines export (FILE, or - for stdin); ids and timestamps kept,
-                             existing ids skipped, so importing twice changes nothing; all or nothing:
-                             a file that is cut off, breaks a limit or is not an export of W (or of V,
-                             with --from) is refused whole`;
+import { CREATE_FLAG, JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
+import { CLI_ACTOR, type Command, print, printJson } from './command.ts';
+import { requireWorkspace } from './workspace.ts';
 
 async function backupCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, { ...WORKSPACE, to: { type: 'string' }, force: { type: 'boolean' } });
@@ -85,20 +76,40 @@ async function exportToFile(config: Config, id: string, path: string) {
 }
 
 async function importCommand(config: Config, args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, from: { type: 'string' } }, 1);
+  const { values, positionals } = parseCommand(
+    args,
+    { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG, from: { type: 'string' } },
+    1,
+  );
   const id = workspaceArg(values.workspace);
   const from = values.from === undefined ? undefined : workspaceArg(values.from, '--from');
   const [file] = positionals;
   if (!file) throw usage('missing the FILE to import (- for stdin)');
+  requireWorkspace(config, id, values.create);
+  if (file !== '-') requireFile(file);
   const opts = { from, actor: CLI_ACTOR, progress: (total: number) => progressBar('import', total) };
   const r = file === '-' ? await importStdin(config, id, opts) : await importFile(config, id, resolve(file), opts);
+  if (values.json) {
+    printJson(r);
+    return 0;
+  }
   print(
-    values.json
-      ? JSON.stringify(r)
-      : `imported ${r.from} into ${id}: entries ${r.entries.imported} new, ${r.entries.skipped} already there; ` +
-          `tags ${r.tags}; revisions ${r.revisions}; edges ${r.edges.imported} new, ${r.edges.skipped} already there`,
+    `imported ${r.from} into ${id}: entries ${r.entries.imported} new, ${r.entries.skipped} already there; ` +
+      `tags ${r.tags}; revisions ${r.revisions}; edges ${r.edges.imported} new, ${r.edges.skipped} already there`,
   );
   return 0;
+}
+
+/** A file to read, named as the user typed it when it is not there. */
+function requireFile(file: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(file).isFile();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new DomainError('NOT_FOUND', `no such file: ${file}`);
+    throw error;
+  }
+  if (!isFile) throw new DomainError('BAD_USER_INPUT', `not a file: ${file}`);
 }
 
 async function importStdin(config: Config, id: string, opts: ImportOptions): Promise<ImportReport> {

@@ -1,56 +1,72 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
-import { DomainError } from '../contract/errors.ts';
-import type { Command } from './command.ts';
-import { DATA_COMMANDS, DATA_USAGE } from './data.ts';
-import { MAINTENANCE_COMMANDS, MAINTENANCE_USAGE } from './maintenance.ts';
-import { SERVE_USAGE, serve } from './serve.ts';
-import { TOKEN_USAGE, tokenCommand } from './token.ts';
+import { DomainError, usage } from '../contract/errors.ts';
+import { COMMAND_NAMES, type CommandEntry, commandHelp, findCommand, overview } from './catalog.ts';
+import { didYouMean } from './suggest.ts';
 
-const USAGE = `Usage: mini-sphere <command> [options]
-
-Commands:
-${SERVE_USAGE}
-${MAINTENANCE_USAGE}
-${DATA_USAGE}
-${TOKEN_USAGE}
-  help                       show this help
-
-Commands read the same environment as the server (SPHERE_DATA_DIR, SPHERE_DB_URL, SPHERE_DB_AUTH_TOKEN,
-SPHERE_CONTROL_DB_URL).
-Exit status: 0 success, 1 failure or problems found, 2 bad usage.
-`;
-
-/** Every command but `serve`: each runs and finishes with an exit status. */
-const COMMANDS = new Map<string, Command>([
-  ...Object.entries(MAINTENANCE_COMMANDS),
-  ...Object.entries(DATA_COMMANDS),
-  ['token', tokenCommand],
-]);
+// This module and catalog.ts are all that `help` and `--help` load: commands, the config
+// (zod) and the server are imported only once a command is chosen.
 
 /** What `main` returns while the server runs: no exit status yet. */
 const SERVING = -1;
 
-function help(): number {
-  process.stdout.write(USAGE);
+const print = (text: string) => {
+  process.stdout.write(text);
   return 0;
+};
+
+/** True when `--help` or `-h` comes before any `--` (after it, arguments are positional). */
+function wantsHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}
+
+function known(name: string): CommandEntry {
+  const entry = findCommand(name);
+  if (!entry) throw usage(`unknown command: ${name}${didYouMean(name, COMMAND_NAMES)}`);
+  return entry;
+}
+
+/** `help`, `help <command>` (more words, as in `help token create`, name the same page). */
+function help(topic: string | undefined): number {
+  if (topic === undefined || topic === 'help') return print(overview());
+  return print(commandHelp(known(topic)));
+}
+
+/** Only `--help` may come without a command; anything else there is a typo worth naming. */
+function refuseTopLevelOptions(argv: readonly string[]): void {
+  const option = argv.find((a) => a.startsWith('-') && a !== '--');
+  if (option) {
+    const name = option.split('=')[0] ?? option;
+    throw usage(`Unknown option '${name}'${didYouMean(name, ['--help'])}`);
+  }
 }
 
 async function dispatch(command: string | undefined, argv: string[]): Promise<number> {
-  if (command === undefined && (argv.includes('--help') || argv.includes('-h'))) return help();
-  if (command === undefined || command === 'serve') {
+  const args = command === undefined ? argv : argv.slice(argv.indexOf(command) + 1);
+  if (command === undefined && wantsHelp(argv)) return help(undefined);
+  if (command === 'help') return help(args.find((a) => !a.startsWith('-')));
+  const entry = known(command ?? 'serve');
+  if (wantsHelp(args)) return help(entry.name);
+  // A command with subcommands, given none, answers with its help rather than an error.
+  if (entry.subcommands && args.length === 0) return help(entry.name);
+  if (!entry.load) {
+    refuseTopLevelOptions(args);
+    const { serve } = await import('./serve.ts');
     await serve();
     return SERVING;
   }
-  if (command === 'help') return help();
-  const run = COMMANDS.get(command);
-  if (!run) {
-    process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
-    return 2;
-  }
-  const args = argv.slice(argv.indexOf(command) + 1);
-  if (args.includes('--help') || args.includes('-h')) return help();
+  const [run, { loadConfig }] = await Promise.all([entry.load(), import('../config.ts')]);
   return run(loadConfig(), args);
+}
+
+/** A file a command was pointed at that is not there: one line, never a stack. */
+function missingFile(error: unknown): string | null {
+  const e = error as NodeJS.ErrnoException;
+  if (e?.code === 'ENOENT' && typeof e.path === 'string') return `no such file: ${e.path}`;
+  return null;
 }
 
 /**
@@ -59,13 +75,16 @@ async function dispatch(command: string | undefined, argv: string[]): Promise<nu
  * exits 1, and anything else prints the error and exits 1. A command's messages name it.
  */
 function failed(error: unknown, command: string | null): 1 | 2 {
+  const prefix = command ? `mini-sphere ${command}: ` : '';
   if (!(error instanceof DomainError)) {
-    process.stderr.write(`${String(error)}\n`);
+    const missing = missingFile(error);
+    process.stderr.write(missing ? `${prefix}${missing}\n` : `${String(error)}\n`);
     return 1;
   }
-  process.stderr.write(command ? `mini-sphere ${command}: ${error.message}\n` : `${error.message}\n`);
+  process.stderr.write(`${prefix}${error.message}\n`);
   if (error.code !== 'USAGE') return 1;
-  process.stderr.write(`Run 'mini-sphere help' for usage.\n`);
+  const helpFor = command && findCommand(command) ? `mini-sphere ${command} --help` : 'mini-sphere help';
+  process.stderr.write(`Run '${helpFor}' for usage.\n`);
   return 2;
 }
 
@@ -76,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(command, argv);
   } catch (error) {
-    return failed(error, command === undefined || command === 'serve' ? null : command);
+    return failed(error, command === undefined || command === 'serve' || !findCommand(command) ? null : command);
   }
 }
 

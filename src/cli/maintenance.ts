@@ -5,20 +5,15 @@ import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
 import { reindexWorkspace } from '../ops/reindex.ts';
 import { listLocalWorkspaces, withWorkspace } from '../ops/workspace.ts';
 import { ControlStore } from '../workspaces/control.ts';
-import { JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
-import { CLI_ACTOR, type Command, print } from './command.ts';
-
-export const MAINTENANCE_USAGE = `  migrate [--workspace W]    apply pending migrations to W, or to every workspace file in the data dir
-  maintain --workspace W [--limit N] [--json]
-                             run the staleness pass (N entries at most, 1..10000, default 500); for cron
-  check --workspace W [--json]
-                             check integrity, the full-text index, neighbour lists, references and the event log;
-                             exit status 1 on any problem
-  reindex --workspace W      rebuild the full-text index and the neighbour lists`;
+import { CREATE_FLAG, JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
+import { CLI_ACTOR, type Command, print, printJson } from './command.ts';
+import { requireWorkspace } from './workspace.ts';
 
 async function migrateCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseCommand(args, WORKSPACE);
+  const { values } = parseCommand(args, { ...WORKSPACE, ...CREATE_FLAG });
+  if (values.create && !values.workspace) throw usage('--create needs --workspace W');
   const ids = values.workspace ? [workspaceArg(values.workspace)] : listLocalWorkspaces(config);
+  if (values.workspace) requireWorkspace(config, ids[0] ?? '', values.create);
   if (!values.workspace) {
     (await ControlStore.open(config)).close();
     print('migrated the control database');
@@ -26,7 +21,7 @@ async function migrateCommand(config: Config, args: string[]): Promise<number> {
   if (ids.length === 0) print(`no workspace databases in ${config.dataDir}`);
   for (const id of ids) {
     // Opening a workspace applies its pending migrations, exactly as the server does.
-    await withWorkspace(config, id, async () => {}, { create: Boolean(values.workspace) });
+    await withWorkspace(config, id, async () => {}, { create: values.create });
     print(`migrated ${id}`);
   }
   return 0;
@@ -53,19 +48,24 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
   } finally {
     control.close();
   }
-  const at = new Date(report.at).toISOString();
+  if (values.json) {
+    printJson({ workspace: id, ...report });
+    return 0;
+  }
   print(
-    values.json
-      ? JSON.stringify({ workspace: id, ...report, at })
-      : `staleness pass on ${id} at ${at}: scanned ${report.scanned}, marked stale ${report.markedStale}, reclassified ${report.reclassified}`,
+    `staleness pass on ${id} at ${new Date(report.at).toISOString()}: scanned ${report.scanned}, ` +
+      `marked stale ${report.markedStale}, reclassified ${report.reclassified}`,
   );
   return 0;
 }
 
 async function checkCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG });
-  const report = await withWorkspace(config, workspaceArg(values.workspace), checkWorkspace);
-  print(values.json ? JSON.stringify(report, null, 2) : formatCheckReport(report));
+  const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG });
+  const id = workspaceArg(values.workspace);
+  requireWorkspace(config, id, values.create);
+  const report = await withWorkspace(config, id, checkWorkspace, { create: values.create });
+  if (values.json) printJson(report, 2);
+  else print(formatCheckReport(report));
   return report.ok ? 0 : 1;
 }
 

@@ -1,7 +1,5 @@
 import { loadConfig } from '../config.ts';
 
-export const SERVE_USAGE = `  serve                      run the GraphQL server (HTTP and WebSocket on one port)`;
-
 /** Starts the server and stops it cleanly on SIGTERM or SIGINT; resolves once it is listening. */
 export async function serve(): Promise<void> {
   // Loaded on demand: the server's module graph is most of the CLI's start-up time, and

@@ -5,15 +5,8 @@ import { ROLES, type Role } from '../contract/roles.ts';
 import { redactUrl } from '../db/remote-failure.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { JSON_FLAG, type Options, parseStrict } from './args.ts';
-import { print } from './command.ts';
-
-export const TOKEN_USAGE = `  token create --workspace W --role agent|reader|maintainer [--label TEXT]
-                             issue a token: prints "id: <token id>", then the token alone as the last
-                             line (shown once; only its hash is stored)
-  token list [--json]        list tokens (never the tokens themselves)
-  token revoke <token id>    revoke a token at once, for HTTP, WebSockets and SSE streams alike
-  token reset --open         return to open mode (loopback only, no tokens): deletes every revoked
-                             token; refused while any token is unrevoked`;
+import { print, printJson } from './command.ts';
+import { didYouMean } from './suggest.ts';
 
 /** Parses a token subcommand's arguments: its options and exactly `positionals` arguments. */
 function parseSub<O extends Options>(sub: string, args: string[], options: O, positionals: number) {
@@ -32,7 +25,13 @@ function tokenModeNotice(config: Config): string {
   );
 }
 
-async function createToken(store: ControlStore, args: string[], config: Config): Promise<number> {
+/**
+ * A token subcommand: parses its arguments (a usage error then leaves the control database
+ * unopened, and so uncreated) and returns the work to do on the store.
+ */
+type Subcommand = (args: string[], config: Config) => (store: ControlStore) => Promise<number>;
+
+const createToken: Subcommand = (args, config) => {
   const { values } = parseSub(
     'create',
     args,
@@ -45,57 +44,65 @@ async function createToken(store: ControlStore, args: string[], config: Config):
     throw usage(`token create needs --role ${ROLES.join('|')}`);
   }
   const label = typeof values.label === 'string' ? values.label : null;
-  const first = !(await store.tokenMode());
-  const { id, token } = await store.createToken(workspace, role as Role, label);
-  if (first) process.stderr.write(tokenModeNotice(config));
-  print(`id: ${id}\n${token}\n`);
-  return 0;
-}
-
-async function listTokens(store: ControlStore, args: string[]): Promise<number> {
-  const { values } = parseSub('list', args, JSON_FLAG, 0);
-  const list = await store.listTokens();
-  if (values.json) {
-    print(`${JSON.stringify(list, null, 2)}\n`);
+  return async (store) => {
+    const first = !(await store.tokenMode());
+    const { id, token } = await store.createToken(workspace, role as Role, label);
+    if (first) process.stderr.write(tokenModeNotice(config));
+    print(`id: ${id}\n${token}\n`);
     return 0;
-  }
-  if (list.length === 0) print('no tokens\n');
-  for (const t of list) {
-    const state = t.revokedAt ? `revoked ${new Date(t.revokedAt).toISOString()}` : 'active';
-    const used = t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : 'never';
-    print(
-      `${t.id}  ${t.workspace}  ${t.role}  ${state}  created ${new Date(t.createdAt).toISOString()}  last used ${used}${t.label ? `  ${t.label}` : ''}\n`,
-    );
-  }
-  return 0;
-}
+  };
+};
 
-async function revokeToken(store: ControlStore, args: string[]): Promise<number> {
+const listTokens: Subcommand = (args) => {
+  const { values } = parseSub('list', args, JSON_FLAG, 0);
+  return async (store) => {
+    const list = await store.listTokens();
+    if (values.json) {
+      printJson(list, 2);
+      return 0;
+    }
+    if (list.length === 0) print('no tokens\n');
+    for (const t of list) {
+      const state = t.revokedAt ? `revoked ${new Date(t.revokedAt).toISOString()}` : 'active';
+      const used = t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : 'never';
+      print(
+        `${t.id}  ${t.workspace}  ${t.role}  ${state}  created ${new Date(t.createdAt).toISOString()}  last used ${used}${t.label ? `  ${t.label}` : ''}\n`,
+      );
+    }
+    return 0;
+  };
+};
+
+const revokeToken: Subcommand = (args) => {
   const { positionals } = parseSub('revoke', args, {}, 1);
   const id = positionals[0] ?? '';
-  if (!(await store.revokeToken(id))) {
-    print(`no active token with id ${id}\n`);
-    return 1;
-  }
-  print(`revoked ${id}\n`);
-  return 0;
-}
+  return async (store) => {
+    if (!(await store.revokeToken(id))) {
+      print(`no active token with id ${id}\n`);
+      return 1;
+    }
+    print(`revoked ${id}\n`);
+    return 0;
+  };
+};
 
-async function resetToOpen(store: ControlStore, args: string[]): Promise<number> {
+const resetToOpen: Subcommand = (args) => {
   const { values } = parseSub('reset', args, { open: { type: 'boolean' } }, 0);
   if (!values.open) throw usage('token reset needs --open (it returns the server to open mode)');
-  const { live, removed } = await store.resetToOpen();
-  if (live > 0) {
-    print(`${live} token(s) are not revoked; revoke them first (token list, token revoke <id>)\n`);
-    return 1;
-  }
-  print(
-    `removed ${removed} revoked token(s); servers are in open mode again (loopback only, no tokens) within a second\n`,
-  );
-  return 0;
-}
+  return async (store) => {
+    const { live, removed } = await store.resetToOpen();
+    if (live > 0) {
+      print(`${live} token(s) are not revoked; revoke them first (token list, token revoke <id>)\n`);
+      return 1;
+    }
+    print(
+      `removed ${removed} revoked token(s); servers are in open mode again (loopback only, no tokens) within a second\n`,
+    );
+    return 0;
+  };
+};
 
-const SUBCOMMANDS = new Map<string, (store: ControlStore, args: string[], config: Config) => Promise<number>>([
+const SUBCOMMANDS = new Map<string, Subcommand>([
   ['create', createToken],
   ['list', listTokens],
   ['revoke', revokeToken],
@@ -104,12 +111,14 @@ const SUBCOMMANDS = new Map<string, (store: ControlStore, args: string[], config
 
 /** `mini-sphere token create|list|revoke|reset …`: manages the bearer tokens in the control database. */
 export async function tokenCommand(config: Config, args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
+  const [sub = '', ...rest] = args;
+  const run = SUBCOMMANDS.get(sub);
+  // Refused, like bad arguments, before the control database is opened: opening it creates it.
+  if (!run) throw usage(`unknown token command: ${sub}${didYouMean(sub, [...SUBCOMMANDS.keys()])}`);
+  const work = run(rest, config);
   const store = await ControlStore.open(config);
   try {
-    const run = sub === undefined ? undefined : SUBCOMMANDS.get(sub);
-    if (!run) throw usage(`unknown token command: ${sub ?? '(none)'}`);
-    return await run(store, rest, config);
+    return await work(store);
   } finally {
     store.close();
   }

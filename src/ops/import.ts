@@ -71,7 +71,8 @@ const MAX_REPORTED_PROBLEMS = 5;
  * all or nothing.
  *
  * A first pass reads the whole file and refuses it, before any database is opened, unless
- * it is a complete export of the expected workspace within the API's limits: header first,
+ * it is a complete export of the expected workspace (of any, when the import creates the
+ * workspace and no `from` is given) within the API's limits: header first,
  * then entries with unique ids, then edges whose ends are entries of the file and no two
  * entries superseding each other, then an end record whose counts match. That pass keeps
  * only ids, so memory stays bounded by the number of entries, not the file's size.
@@ -90,10 +91,14 @@ const MAX_REPORTED_PROBLEMS = 5;
  * subscribers for a restore would be noise; one audit row records the run instead.
  */
 export async function importFile(config: Config, id: string, path: string, opts: ImportOptions): Promise<ImportReport> {
-  const summary = await validateExport(path, { name: opts.name ?? path, into: id, from: opts.from });
   const location = locateWorkspace(id, config);
   const target = workspaceFile(location);
-  if (target && !existsSync(target)) return importIntoNewFile(id, target, summary, opts);
+  const creating = target !== null && !existsSync(target);
+  // The header check keeps one workspace's export from being merged into another by mistake;
+  // a workspace this import creates holds nothing to mix it with, so any export may seed it.
+  const anySource = creating && opts.from === undefined;
+  const summary = await validateExport(path, { name: opts.name ?? path, into: id, from: opts.from, anySource });
+  if (target && creating) return importIntoNewFile(id, target, summary, opts);
   return withWorkspace(config, id, (ws) => writeImport(ws, summary, { ...opts, oneTransaction: location.local }));
 }
 
@@ -179,7 +184,7 @@ interface Scan {
   fatal: boolean;
 }
 
-type ValidateOptions = { name: string; into: string; from?: string };
+type ValidateOptions = { name: string; into: string; from?: string; anySource?: boolean };
 type Problem = (message: string) => void;
 
 /**
@@ -259,7 +264,7 @@ function checkHeader(
   const expected = opts.from ?? opts.into;
   if (scan.header) {
     problem(`a second header record (the first is on line ${scan.header.line})`);
-  } else if (record.workspace !== expected) {
+  } else if (!opts.anySource && record.workspace !== expected) {
     const from = JSON.stringify(record.workspace);
     problem(
       opts.from === undefined

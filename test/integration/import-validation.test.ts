@@ -200,14 +200,17 @@ const BAD_FILES: BadFile[] = [
   },
 ];
 
+/** Any workspace's export may seed a workspace the import creates; only an existing one needs --from. */
+const refusedEverywhere = BAD_FILES.filter((c) => !c.name.includes('without --from'));
+
 describe('import refuses a bad file whole', () => {
-  it.concurrent.for(BAD_FILES)(
+  it.concurrent.for(refusedEverywhere)(
     'into a new workspace, $name: exit 1, one line naming the line and the problem, no workspace file',
     { timeout: CLI_TEST_TIMEOUT },
     async (c, { expect }) => {
       const ws = freshWorkspace('bad');
       const file = await writeExport(c.text(ws));
-      const res = await runCli(['import', '--workspace', ws, ...(c.args ?? []), file], env());
+      const res = await runCli(['import', '--workspace', ws, '--create', ...(c.args ?? []), file], env());
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(c.message);
       expect(res.stderr).toMatch(/; nothing was imported\n$/);
@@ -237,7 +240,7 @@ describe('import refuses a bad file whole', () => {
       // Without the file's own b -> a edge, which the file itself would already refuse with a -> b beside it.
       const body = records.slice(1, -1).filter((r) => r.edgeType !== 'SUPERSEDES');
       const reversing = await writeExport(jsonl(exportOf(ws, [...body, edge(a, b, 'SUPERSEDES', { weight: 1 })])));
-      const badFiles = BAD_FILES.filter((c) => !c.args && !c.name.includes('without --from'));
+      const badFiles = BAD_FILES.filter((c) => !c.args);
       const results = await Promise.all([
         runCli(['import', '--workspace', ws, reversing], env()),
         ...badFiles.map(async (c) => runCli(['import', '--workspace', ws, await writeExport(c.text(ws))], env())),
@@ -264,7 +267,7 @@ describe('import refuses a bad file whole', () => {
     async () => {
       const ws = freshWorkspace('idle');
       const good = await writeExport(jsonl(exportOf(ws, [entry('e-1'), entry('e-2'), edge('e-1', 'e-2')])));
-      const first = await runCli(['import', '--workspace', ws, good], env());
+      const first = await runCli(['import', '--workspace', ws, '--create', good], env());
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       const bytes = await readFile(srv.dbPath(ws));
@@ -308,8 +311,12 @@ describe('import of a good file', () => {
       const to = freshWorkspace('copy');
       const viaStdin = freshWorkspace('piped');
       const [imported, piped] = await Promise.all([
-        runCli(['import', '--workspace', to, '--from', from, file, '--json'], env()),
-        runCli(['import', '--workspace', viaStdin, '--from', from, '-', '--json'], env(), await readFile(file, 'utf8')),
+        runCli(['import', '--workspace', to, '--create', '--from', from, file, '--json'], env()),
+        runCli(
+          ['import', '--workspace', viaStdin, '--create', '--from', from, '-', '--json'],
+          env(),
+          await readFile(file, 'utf8'),
+        ),
       ]);
       for (const res of [imported, piped]) {
         expect(res.stderr).toBe('');

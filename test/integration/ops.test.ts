@@ -118,7 +118,7 @@ describe('export and import', () => {
     expect(piped.code).toBe(0);
     expect(piped.stdout.split('\n').slice(1)).toEqual((await readFile(file, 'utf8')).split('\n').slice(1));
 
-    const imported = await runCli(['import', '--workspace', to, '--from', from, file, '--json'], env());
+    const imported = await runCli(['import', '--workspace', to, '--create', '--from', from, file, '--json'], env());
     expect(imported.code).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({
       entries: { imported: 27, skipped: 0 },
@@ -171,7 +171,7 @@ describe('export and import', () => {
       exportedAt: '',
     });
     await writeFile(file, `${header}\n${good}\n{"type":"entry","id":"e-2","content":""}\nnot json\n`);
-    const res = await runCli(['import', '--workspace', to, file], env());
+    const res = await runCli(['import', '--workspace', to, '--create', file], env());
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/line 3: invalid entry record/);
     expect(res.stderr).toMatch(/line 4: not valid JSON/);

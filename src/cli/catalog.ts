@@ -1,0 +1,282 @@
+import type { Command } from './command.ts';
+
+/**
+ * Every command's name, help and loader. This module imports nothing but a type: `help`,
+ * `--help` and a mistyped command answer from it alone, and a chosen command loads only its
+ * own module (the server's module graph is most of a cold start, and cron jobs never need it).
+ */
+export interface CommandEntry {
+  name: string;
+  /** One line, for the overview and the top of the command's help. */
+  summary: string;
+  /** Synopsis lines, each after `mini-sphere `. */
+  usage: string[];
+  /** What the command does beyond its summary, wrapped at about 100 columns. */
+  details?: string;
+  flags: [flag: string, meaning: string][];
+  env: [variable: string, meaning: string][];
+  examples: string[];
+  /** Loads the command's module; absent for `serve`, which never returns an exit status. */
+  load?: () => Promise<Command>;
+  /** The subcommands a command takes (token), for "did you mean". */
+  subcommands?: string[];
+}
+
+const HELP_FLAG: [string, string] = ['-h, --help', 'show this help'];
+const WORKSPACE_FLAG: [string, string] = ['-w, --workspace W', 'the workspace id (lower-case letters, digits, -, _)'];
+const CREATE_FLAG: [string, string] = [
+  '--create',
+  'create the workspace when it does not exist; without it a missing workspace is refused (a typo never ' +
+    'creates one)',
+];
+
+/** Where a command finds workspace databases. */
+const STORAGE_ENV: [string, string][] = [
+  ['SPHERE_DATA_DIR', 'folder of the embedded workspace files, <workspace>.db (default ./data)'],
+  ['SPHERE_DB_URL', 'hosted libSQL instead of files: a URL template with {workspace}'],
+  ['SPHERE_DB_AUTH_TOKEN', 'auth token for the hosted databases'],
+];
+const CONTROL_ENV: [string, string][] = [
+  ['SPHERE_CONTROL_DB_URL', 'the control database (tokens, audit log); default $SPHERE_DATA_DIR/_control.db'],
+];
+
+/** Every variable src/config.ts reads, in the order the README's Configuration table gives them. */
+const SERVE_ENV: [string, string][] = [
+  ['PORT', 'port to listen on (default 4000; 0 picks a free one)'],
+  ['HOST', 'address to listen on (default 127.0.0.1; open mode only listens on loopback)'],
+  ...STORAGE_ENV,
+  ['REDIS_URL', 'fan events out through Redis across server instances (default in-process)'],
+  ...CONTROL_ENV,
+  ['SPHERE_AUTH', '`required` forces token auth even on loopback'],
+  ['SPHERE_RATE_LIMIT', 'mutations per minute per workspace; 0 turns it off (off in open mode, 6000 with tokens)'],
+  ['SPHERE_PLAYGROUND', 'on|off: GraphiQL at GET /graphql (on in open mode, off with tokens)'],
+  ['SPHERE_TRUSTED_DOCUMENTS', 'path to a trusted-documents manifest; when set, only the operations it lists run'],
+  ['SPHERE_MAX_RESPONSE_BYTES', 'largest answer an operation may give, in bytes of JSON (default 16777216)'],
+  ['SPHERE_INTROSPECTION', 'on|off (on in open mode, off with tokens)'],
+  ['SPHERE_CORS_ORIGINS', 'comma-separated exact origins whose web pages may call the API (default none)'],
+  ['SPHERE_METRICS_TOKEN', 'with tokens, /metrics needs this bearer token (16+ characters); unset, it is off'],
+  ['SPHERE_MAX_SOCKETS_PER_CLIENT', 'WebSocket connections per token, or per peer in open mode (default 256)'],
+  ['SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE', 'live subscriptions per workspace, WebSocket and SSE (default 10000)'],
+  ['SPHERE_MAX_OPEN_WORKSPACES', 'workspace databases kept open at once, least recently used closed first (256)'],
+  ['LOG_LEVEL', 'pino level, silent … trace (default info)'],
+];
+
+const maintenance = (name: string) => () => import('./maintenance.ts').then((m) => m.MAINTENANCE_COMMANDS[name]!);
+const data = (name: string) => () => import('./data.ts').then((m) => m.DATA_COMMANDS[name]!);
+
+export const CATALOG: CommandEntry[] = [
+  {
+    name: 'serve',
+    summary: 'run the GraphQL server (HTTP and WebSocket on one port); the default command',
+    usage: ['serve'],
+    details: 'Stops cleanly on SIGTERM or SIGINT: in-flight writes finish and connections close.',
+    flags: [HELP_FLAG],
+    env: SERVE_ENV,
+    examples: ['mini-sphere serve', 'PORT=8080 SPHERE_DATA_DIR=/srv/sphere-data mini-sphere serve'],
+  },
+  {
+    name: 'migrate',
+    summary: 'apply pending migrations to one workspace, or to all and the control database',
+    usage: ['migrate [--workspace W [--create]]'],
+    flags: [
+      ['-w, --workspace W', 'migrate only this workspace (default: every <workspace>.db in the data dir)'],
+      CREATE_FLAG,
+      HELP_FLAG,
+    ],
+    env: [...STORAGE_ENV, ...CONTROL_ENV],
+    examples: ['mini-sphere migrate', 'mini-sphere migrate --workspace acme'],
+    load: maintenance('migrate'),
+  },
+  {
+    name: 'maintain',
+    summary: 'run the staleness pass on a workspace; for cron',
+    usage: ['maintain --workspace W [--limit N] [--json]'],
+    flags: [
+      WORKSPACE_FLAG,
+      ['-n, --limit N', 'look at N entries at most, 1..10000 (default 500)'],
+      ['--json', 'print the report as JSON (dates in ISO-8601)'],
+      HELP_FLAG,
+    ],
+    env: [...STORAGE_ENV, ...CONTROL_ENV],
+    examples: ['mini-sphere maintain --workspace acme --limit 2000'],
+    load: maintenance('maintain'),
+  },
+  {
+    name: 'check',
+    summary: 'check integrity, full-text index, neighbour lists, references and event log',
+    usage: ['check --workspace W [--json] [--create]'],
+    details: 'Exit status 1 on any problem.',
+    flags: [WORKSPACE_FLAG, ['--json', 'print the report as JSON (dates in ISO-8601)'], CREATE_FLAG, HELP_FLAG],
+    env: STORAGE_ENV,
+    examples: ['mini-sphere check --workspace acme', 'mini-sphere check --workspace acme --json'],
+    load: maintenance('check'),
+  },
+  {
+    name: 'reindex',
+    summary: 'rebuild the full-text index and the neighbour lists of a workspace',
+    usage: ['reindex --workspace W'],
+    flags: [WORKSPACE_FLAG, HELP_FLAG],
+    env: STORAGE_ENV,
+    examples: ['mini-sphere reindex --workspace acme'],
+    load: maintenance('reindex'),
+  },
+  {
+    name: 'backup',
+    summary: 'write a consistent copy of a workspace database file (safe while serving)',
+    usage: ['backup --workspace W --to FILE [--force]'],
+    flags: [
+      WORKSPACE_FLAG,
+      ['--to FILE', 'where to write the copy'],
+      ['--force', 'replace FILE if it exists'],
+      HELP_FLAG,
+    ],
+    env: STORAGE_ENV,
+    examples: ['mini-sphere backup --workspace acme --to acme.db'],
+    load: data('backup'),
+  },
+  {
+    name: 'export',
+    summary: 'write a workspace as JSON Lines to a file or stdout',
+    usage: ['export --workspace W [--out FILE] [--force]'],
+    details:
+      'The file holds a header, the entries, the edges, then an end record with the counts, so an\n' +
+      'import can tell a complete export from a cut-off one.',
+    flags: [
+      WORKSPACE_FLAG,
+      ['-o, --out FILE', 'write to FILE (default, or -: stdout)'],
+      ['--force', 'replace FILE if it exists'],
+      HELP_FLAG,
+    ],
+    env: STORAGE_ENV,
+    examples: [
+      'mini-sphere export --workspace acme --out acme.jsonl',
+      'mini-sphere export --workspace acme | gzip > acme.jsonl.gz',
+    ],
+    load: data('export'),
+  },
+  {
+    name: 'import',
+    summary: 'import a JSON Lines export into a workspace, all or nothing',
+    usage: ['import --workspace W [--create] [--from V] [--json] FILE'],
+    details:
+      'Ids and timestamps are kept and existing ids skipped, so importing twice changes nothing. A file\n' +
+      'that is cut off, breaks a limit or, for an existing W, is not an export of W (or of V, with\n' +
+      '--from) is refused whole: exit status 1 and nothing written. A workspace the import creates\n' +
+      '(--create) may take any export.',
+    flags: [
+      WORKSPACE_FLAG,
+      CREATE_FLAG,
+      [
+        '--from V',
+        "the workspace the file was exported from: needed to merge V's export into an existing workspace of another name",
+      ],
+      ['--json', 'print the report as JSON'],
+      ['FILE', 'the export to read, or - for stdin'],
+      HELP_FLAG,
+    ],
+    env: STORAGE_ENV,
+    examples: [
+      'mini-sphere import --workspace acme acme.jsonl',
+      'mini-sphere import --workspace acme-copy --create acme.jsonl',
+    ],
+    load: data('import'),
+  },
+  {
+    name: 'token',
+    summary: 'create, list and revoke bearer tokens; return to open mode',
+    usage: [
+      'token create --workspace W --role agent|reader|maintainer [--label TEXT]',
+      'token list [--json]',
+      'token revoke <token id>',
+      'token reset --open',
+    ],
+    details:
+      'create     issue a token: prints "id: <token id>", then the token alone as the last line (shown\n' +
+      '           once; only its hash is stored); from the first token on, every request needs one\n' +
+      'list       list tokens (never the tokens themselves); --json dates are ISO-8601\n' +
+      'revoke     revoke a token at once, for HTTP, WebSockets and SSE streams alike\n' +
+      'reset      return to open mode (loopback only, no tokens): deletes every revoked token;\n' +
+      '           refused while any token is unrevoked',
+    flags: [
+      ['--workspace W', 'create: the workspace the token opens'],
+      ['--role ROLE', 'create: agent (everything but the staleness pass), reader (queries), maintainer'],
+      ['--label TEXT', 'create: a note shown by list'],
+      ['--json', 'list: print JSON'],
+      ['--open', 'reset: confirm the return to open mode'],
+      HELP_FLAG,
+    ],
+    env: [['SPHERE_DATA_DIR', 'holds the control database unless SPHERE_CONTROL_DB_URL is set'], ...CONTROL_ENV],
+    examples: [
+      'mini-sphere token create --workspace acme --role agent --label "build bot"',
+      'mini-sphere token list --json',
+      'mini-sphere token revoke 3f9c2a7b1d4e5f60',
+    ],
+    load: () => import('./token.ts').then((m) => m.tokenCommand),
+    subcommands: ['create', 'list', 'revoke', 'reset'],
+  },
+];
+
+/** Help stays readable in a 100-column terminal. */
+const LINE_WIDTH = 100;
+
+/** `text` broken at spaces into lines of at most `width` characters (a longer word keeps its own line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return [...lines, line];
+}
+
+/** Column layout: two-space indent, the left column padded to `width`, the right one wrapped beside it. */
+function columns(rows: [string, string][], width: number): string {
+  const indent = ' '.repeat(2 + width);
+  return rows
+    .map(([left, right]) => {
+      const [first, ...rest] = wrap(right, LINE_WIDTH - indent.length);
+      const head = left.length >= width ? `  ${left}\n${indent}${first}` : `  ${left.padEnd(width)}${first}`;
+      return [head, ...rest.map((l) => `${indent}${l}`)].join('\n');
+    })
+    .join('\n');
+}
+
+/** The overview `mini-sphere help` prints. */
+export function overview(): string {
+  const rows: [string, string][] = CATALOG.map((c) => [c.name, c.summary]);
+  rows.push(['help [COMMAND]', "this help, or a command's flags, environment and examples"]);
+  return `Usage: mini-sphere <command> [options]
+
+Commands:
+${columns(rows, 16)}
+
+Run 'mini-sphere <command> --help' (or 'mini-sphere help <command>') for a command's flags,
+environment variables and examples. Commands read the same environment as the server
+(SPHERE_DATA_DIR, SPHERE_DB_URL, SPHERE_DB_AUTH_TOKEN, SPHERE_CONTROL_DB_URL);
+'mini-sphere help serve' lists every variable.
+Exit status: 0 success, 1 failure or problems found, 2 bad usage.
+`;
+}
+
+/** One command's help: summary, usage, flags, environment, examples. */
+export function commandHelp(c: CommandEntry): string {
+  const parts = [
+    `mini-sphere ${c.name}: ${c.summary}`,
+    `Usage:\n${c.usage.map((u) => `  mini-sphere ${u}`).join('\n')}`,
+  ];
+  if (c.details) parts.push(c.details.replace(/^/gm, '  '));
+  parts.push(`Flags:\n${columns(c.flags, 20)}`);
+  if (c.env.length > 0) parts.push(`Environment:\n${columns(c.env, 24)}`);
+  parts.push(`Examples:\n${c.examples.map((e) => `  ${e}`).join('\n')}`);
+  return `${parts.join('\n\n')}\n`;
+}
+
+export const findCommand = (name: string) => CATALOG.find((c) => c.name === name);
+
+/** Every name `help` and dispatch accept, for "did you mean". */
+export const COMMAND_NAMES = [...CATALOG.map((c) => c.name), 'help'];
