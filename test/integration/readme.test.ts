@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OperationDefinitionNode, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_BUDGET } from '../helpers/budget.ts';
 import { CLI_BIN, cliEnv } from '../helpers/cli.ts';
 import { type Data, type GqlError, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -244,8 +245,11 @@ describe('README', () => {
         .replace(/^\s*#.*$/gm, '')
         .replace(/\s+/g, ' ')
         .trim();
-      it(`line ${block.line} (${block.lang}): ${text.slice(0, 70)}`, () =>
-        block.lang === 'graphql' ? runGraphql(state, block) : runSh(state, block));
+      // A shell block starts one process per command, so each command gets a whole test's budget.
+      const timeout = block.lang === 'sh' ? TEST_BUDGET * commands(block.body).length : TEST_BUDGET;
+      it(`line ${block.line} (${block.lang}): ${text.slice(0, 70)}`, { timeout }, () =>
+        block.lang === 'graphql' ? runGraphql(state, block) : runSh(state, block),
+      );
     }
   });
 });
