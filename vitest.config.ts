@@ -1,9 +1,22 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { SLOW_TEST_BUDGET, TEST_BUDGET } from './test/helpers/budget.ts';
 
 const require = createRequire(import.meta.url);
 const client = (path: string) => fileURLToPath(new URL(`./client/${path}`, import.meta.url));
+
+/**
+ * Suites that run for minutes or load the whole machine: crash rounds, browsers, bench-like
+ * loads. `npm test` leaves them out; `npm run test:slow` runs them one file at a time, so on
+ * a two-core machine they never compete with each other for the processor.
+ */
+const SLOW_TESTS = [
+  'test/integration/crash.test.ts',
+  'test/e2e/**/*.test.ts',
+  'test/integration/hostile-tenant.test.ts',
+  'test/integration/fanout.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -22,13 +35,35 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     pool: 'forks',
     // Memory-bound tests measure retained heap after a forced collection.
     execArgv: ['--expose-gc'],
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
+    // `npm run test:slow` writes test-results/junit-slow.xml instead (see package.json).
     outputFile: { junit: 'test-results/junit.xml' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: SLOW_TESTS,
+          testTimeout: TEST_BUDGET,
+          hookTimeout: TEST_BUDGET,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW_TESTS,
+          testTimeout: SLOW_TEST_BUDGET,
+          hookTimeout: SLOW_TEST_BUDGET,
+          maxWorkers: 1,
+          // Runs after `main` when both are selected (`npx vitest run`), since their worker counts differ.
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { PROCESS_START_BUDGET } from '../helpers/budget.ts';
 
 /** Debian's chromium (`apt-get install -y chromium`); browsers are never downloaded. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -47,7 +48,7 @@ export async function launchBrowser(): Promise<Browser> {
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 800 },
-    timeout: 20_000,
+    timeout: PROCESS_START_BUDGET,
   });
   const errors = new Map<Page, string[]>();
   // A persistent context opens with one blank page; close it so every page is one we made.

@@ -206,7 +206,7 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
   beforeAll(async () => {
     [browser, site, srv] = await Promise.all([launchBrowser(), startAttackerSite(), startTestServer()]);
     await srv.gqlOk(CAPTURE_CONTENT, { input: { content: secret } }, { workspace });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -262,7 +262,7 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
     // The server itself refused them (two preflights, one post and one upgrade per target),
     // rather than answering and leaving the browser to hide the answer.
     expect((await originRefusals(srv)) - refusedBefore).toBeGreaterThanOrEqual(8);
-  }, 120_000);
+  });
 
   it('leaves the dashboard, a page of the server itself, working', async () => {
     const page = await browser.newPage();
@@ -285,7 +285,7 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
     expect(answer).toEqual({ status: 200, body: { data: { count } } });
     expect(browser.errorsOf(page)).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 
   it('lets a page of an origin listed in corsOrigins in, with exactly that origin allowed', async () => {
     const listed = await startTestServer({ config: { corsOrigins: [site.origin] } });
@@ -328,5 +328,5 @@ describe.skipIf(!enabled)('pages of other origins (chromium)', () => {
     } finally {
       await listed.stop();
     }
-  }, 120_000);
+  });
 });

@@ -42,7 +42,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
 
   beforeAll(async () => {
     [srv, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -285,7 +285,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
 
     await page.close();
     expectNoConsoleErrors([page], EXPECTED_WHILE_DOWN);
-  }, 40_000);
+  });
 
   it('asks for a token when the server wants one, then works with it', async () => {
     const guarded = await startDashboardServer({ authRequired: true });

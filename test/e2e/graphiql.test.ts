@@ -52,7 +52,7 @@ describe.skipIf(!enabled)('GraphiQL (chromium)', () => {
       startTestServer({ config: { playground: true } }),
     ]);
     token = (await (await tokens.server.control()).createToken('tq', 'agent')).token;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -103,7 +103,7 @@ describe.skipIf(!enabled)('GraphiQL (chromium)', () => {
     expect(received.join('\n')).not.toContain('default marker');
     expect(faults(browser, page)).toEqual([]);
     await page.close();
-  }, 180_000);
+  });
 
   it('connects with the token in its Headers tab and streams its workspace (token mode)', async () => {
     const page = await openGraphiQL(tokens, SUBSCRIPTION, { authorization: `Bearer ${token}` });
@@ -115,7 +115,7 @@ describe.skipIf(!enabled)('GraphiQL (chromium)', () => {
 
     expect(faults(browser, page, INTROSPECTION_REFUSED)).toEqual([]);
     await page.close();
-  }, 180_000);
+  });
 
   it('starts with a Mini-Sphere example for the mode, not the stock welcome text', async () => {
     for (const [srv, hint, allowed] of [
@@ -136,5 +136,5 @@ describe.skipIf(!enabled)('GraphiQL (chromium)', () => {
       expect(faults(browser, page, allowed)).toEqual([]);
       await page.close();
     }
-  }, 180_000);
+  });
 });

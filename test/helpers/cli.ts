@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PROCESS_START_BUDGET } from './budget.ts';
 
 /** The CLI as users run it: `node bin/mini-sphere.js <command>`. */
 export const CLI_BIN = fileURLToPath(new URL('../../bin/mini-sphere.js', import.meta.url));
@@ -49,7 +50,10 @@ export interface ServerProcess {
 }
 
 /** Starts `mini-sphere serve` on a free port (PORT=0) and waits for its "listening on <url>" line. */
-export function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+export function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = PROCESS_START_BUDGET,
+): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, 'serve'], {
       env: cliEnv({ PORT: '0', HOST: '127.0.0.1', ...env }),

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PROCESS_START_BUDGET } from './budget.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/mini-sphere.js', import.meta.url));
 
@@ -29,7 +30,10 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in ${PROCESS_START_BUDGET} ms:\n${out}`));
+    }, PROCESS_START_BUDGET);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m?.[1]) {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { PROCESS_START_BUDGET } from './budget.ts';
 
 /** A free loopback port, picked by the OS. */
 export function freePort(): Promise<number> {
@@ -48,7 +49,7 @@ export async function startRedis(): Promise<RedisServer> {
     proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await waitForLine(proc, /Ready to accept connections/, 10_000);
+    await waitForLine(proc, /Ready to accept connections/, PROCESS_START_BUDGET);
   };
   const halt = async () => {
     const p = proc;

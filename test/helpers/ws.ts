@@ -1,11 +1,12 @@
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { budget } from './budget.ts';
 
 export interface Received<T> {
   items: T[];
   errors: unknown[];
   completed: boolean;
-  /** Resolves once `predicate(items)` holds, or rejects after `timeoutMs`. */
+  /** Resolves once `predicate(items)` holds, or rejects after `timeoutMs` (stretched by TEST_TIME_SCALE). */
   until(predicate: (items: T[]) => boolean, timeoutMs?: number): Promise<T[]>;
   dispose(): void;
 }
@@ -70,7 +71,7 @@ export function collect<T = Record<string, any>>(
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error(`timed out with ${items.length} items; errors: ${JSON.stringify(errors)}`));
-        }, timeoutMs);
+        }, budget(timeoutMs));
         waiters.add(check);
         check();
       });

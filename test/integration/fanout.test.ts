@@ -35,7 +35,7 @@ describe.skipIf(!redisBinary.available)('fan-out across server instances through
     dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-fanout-'));
     const env = { SPHERE_DATA_DIR: dataDir, REDIS_URL: redis.url };
     [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const p of [a, b]) {
@@ -79,7 +79,7 @@ describe.skipIf(!redisBinary.available)('fan-out across server instances through
     expect(sub.items.map((e) => e.seq)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
     sub.dispose();
     await client.dispose();
-  }, 60_000);
+  });
 
   it('closes WebSockets with 1001 on SIGTERM, exits promptly and loses no acknowledged write', async () => {
     const workspace = 'shutdown';
@@ -120,5 +120,5 @@ describe.skipIf(!redisBinary.available)('fan-out across server instances through
     const stored = new Set(rows.rows.map((r) => String(r.id)));
     db.close();
     for (const id of acknowledged) expect(stored.has(id)).toBe(true);
-  }, 60_000);
+  });
 });
