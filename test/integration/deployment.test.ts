@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBinary } from '../helpers/binaries.ts';
@@ -163,7 +164,8 @@ async function expectStored(workspace: string, token: string, acked: string[], s
   for (const content of acked) expect(inFile.has(content), `acknowledged but not stored: ${content}`).toBe(true);
   for (const server of servers) {
     const res = await gql(server.url, token, '{ recent(n: 200) { content } }');
-    const listed = new Set((res.data?.recent as { content: string }[]).map((e) => e.content));
+    expect(res.errors, `recent on ${server.url}`).toBeUndefined();
+    const listed = new Set(((res.data?.recent ?? []) as { content: string }[]).map((e) => e.content));
     for (const content of acked) expect(listed.has(content), `not answered by ${server.url}: ${content}`).toBe(true);
   }
 }
@@ -202,6 +204,47 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+interface Health {
+  status: string;
+  redis?: { state: string; reason: string | null };
+}
+
+/** Polls an instance's /health until `test` holds, within the delivery bound. */
+async function healthOf(server: ServerProcess, test: (h: Health) => boolean): Promise<Health> {
+  let last: Health | null = null;
+  await until(
+    async () => {
+      last = (await (await fetch(server.url.replace(/\/graphql$/, '/health'))).json()) as Health;
+      return test(last);
+    },
+    DELIVERY_BOUND_MS,
+    `/health of ${server.url}: last ${JSON.stringify(last)}`,
+  );
+  return last as unknown as Health;
+}
+
+/** Stops Redis, waits until both instances report it in /health, and starts it again on the same port. */
+async function redisOutage(): Promise<Health[]> {
+  await redis.stop();
+  const seen = [await healthOf(a, (h) => h.status !== 'ok'), await healthOf(b, (h) => h.status !== 'ok')];
+  await redis.restart();
+  return seen;
+}
+
+/** Instances subscribed to a Redis channel, as Redis itself counts them. */
+async function subscribersOf(channel: string): Promise<number> {
+  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    const [, count] = (await client.pubsub('NUMSUB', channel)) as [string, number];
+    return Number(count);
+  } catch {
+    return -1;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** An SSE subscription: its text so far, and a promise that resolves when the server ends it. */
 async function openSse(server: ServerProcess, token: string): Promise<{ text(): string; ended: Promise<void> }> {
   const res = await fetch(server.url, {
@@ -238,99 +281,115 @@ const refusedWithin = <T>(p: Promise<T>, what: string) =>
     ),
   ]);
 
-describe.skipIf(!redisBinary.available)('two instances, Redis, hosted workspace and control databases', () => {
-  it('a token created with the CLI works on both instances; revoked, it is refused on both, open streams included', async () => {
-    const { id, token } = await createToken('revocable');
-    for (const server of [a, b]) {
-      const res = await gql(server.url, token, '{ count }');
-      expect(res.data?.count, JSON.stringify(res.errors)).toBe(0);
-    }
-    const sockets = [openWs(a, token), openWs(b, token)];
-    const streams = await Promise.all([openSse(a, token), openSse(b, token)]);
-    await settle(500);
+/** Each test starts CLI processes and drives two servers on a shared machine: time is not what it checks. */
+const TEST_TIMEOUT_MS = 180_000;
 
-    const revoked = await runCli(['token', 'revoke', id], deployEnv());
-    expect(revoked.stdout).toContain(`revoked ${id}`);
-    for (const server of [a, b]) {
-      await until(
-        async () => (await gql(server.url, token, '{ count }')).errors?.[0]?.extensions?.code === 'UNAUTHENTICATED',
-        REVOCATION_BOUND_MS,
-        `HTTP refusal on ${server.url}`,
-      );
-    }
-    for (const [i, s] of sockets.entries()) {
-      expect(await refusedWithin(s.closed, `socket ${i} closed`)).toBe(4403);
-      s.sub.dispose();
-    }
-    for (const [i, s] of streams.entries()) {
-      await refusedWithin(s.ended, `SSE stream ${i} ended`);
-      expect(s.text()).toContain('UNAUTHENTICATED');
-    }
-    // A new socket is refused too, on either instance.
-    for (const server of [a, b]) expect(await openWs(server, token).closed).toBe(4403);
-  });
+describe.skipIf(!redisBinary.available)(
+  'two instances, Redis, hosted workspace and control databases',
+  { timeout: TEST_TIMEOUT_MS },
+  () => {
+    it('a token created with the CLI works on both instances; revoked, it is refused on both, open streams included', async () => {
+      const { id, token } = await createToken('revocable');
+      for (const server of [a, b]) {
+        const res = await gql(server.url, token, '{ count }');
+        expect(res.data?.count, JSON.stringify(res.errors)).toBe(0);
+      }
+      const sockets = [openWs(a, token), openWs(b, token)];
+      const streams = await Promise.all([openSse(a, token), openSse(b, token)]);
+      await settle(500);
 
-  it('eight clients on each instance write to one workspace: nothing acknowledged is lost, every subscriber gets every event once, in order', async () => {
-    const { token } = await createToken('together');
-    const { subs, markerSeq } = await liveOnBoth(token, 'together');
-    const { onA, onB } = await loadBoth(token, 'together');
-    expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
-    const acked = [...ackedOf(onA), ...ackedOf(onB)];
-    expect(acked).toHaveLength(2 * CLIENTS_PER_INSTANCE * WRITES_PER_CLIENT);
-
-    await expectStored('together', token, acked, [a, b]);
-    const last = expectGaplessLog('together');
-    expect(last).toBe(markerSeq + acked.length);
-    for (const sub of subs) await expectDelivered(sub, markerSeq, last);
-    for (const sub of subs) sub.dispose();
-  });
-
-  it('Redis restarted mid-load: no subscriber misses an event', async () => {
-    const { token } = await createToken('restarts');
-    const { subs, markerSeq } = await liveOnBoth(token, 'restarts');
-    let ackedOnA = 0;
-    let restarted: Promise<void> | null = null;
-    const load = loadBoth(token, 'restarts', () => {
-      if (++ackedOnA === 8) restarted = redis.restart();
+      const revoked = await runCli(['token', 'revoke', id], deployEnv());
+      expect(revoked.stdout).toContain(`revoked ${id}`);
+      for (const server of [a, b]) {
+        await until(
+          async () => (await gql(server.url, token, '{ count }')).errors?.[0]?.extensions?.code === 'UNAUTHENTICATED',
+          REVOCATION_BOUND_MS,
+          `HTTP refusal on ${server.url}`,
+        );
+      }
+      for (const [i, s] of sockets.entries()) {
+        expect(await refusedWithin(s.closed, `socket ${i} closed`)).toBe(4403);
+        s.sub.dispose();
+      }
+      for (const [i, s] of streams.entries()) {
+        await refusedWithin(s.ended, `SSE stream ${i} ended`);
+        expect(s.text()).toContain('UNAUTHENTICATED');
+      }
+      // A new socket is refused too, on either instance.
+      for (const server of [a, b]) expect(await openWs(server, token).closed).toBe(4403);
     });
-    const { onA, onB } = await load;
-    await restarted;
-    expect(restarted, 'Redis was restarted while clients wrote').not.toBeNull();
-    expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
-    const acked = [...ackedOf(onA), ...ackedOf(onB)];
 
-    await expectStored('restarts', token, acked, [a, b]);
-    const last = expectGaplessLog('restarts');
-    expect(last).toBe(markerSeq + acked.length);
-    for (const sub of subs) await expectDelivered(sub, markerSeq, last);
-    for (const sub of subs) sub.dispose();
-  });
+    it('eight clients on each instance write to one workspace: nothing acknowledged is lost, every subscriber gets every event once, in order', async () => {
+      const { token } = await createToken('together');
+      const { subs, markerSeq } = await liveOnBoth(token, 'together');
+      const { onA, onB } = await loadBoth(token, 'together');
+      expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
+      const acked = [...ackedOf(onA), ...ackedOf(onB)];
+      expect(acked).toHaveLength(2 * CLIENTS_PER_INSTANCE * WRITES_PER_CLIENT);
 
-  it('an instance killed mid-load: its acknowledged writes stay, the other goes on, a client resumes there by seq', async () => {
-    const { token } = await createToken('survives');
-    const { subs, markerSeq } = await liveOnBoth(token, 'survives');
-    const [onVictim, onSurvivor] = subs;
-    let ackedOnA = 0;
-    const load = loadBoth(token, 'survives', () => {
-      if (++ackedOnA === 8) a.child.kill('SIGKILL');
+      await expectStored('together', token, acked, [a, b]);
+      const last = expectGaplessLog('together');
+      expect(last).toBe(markerSeq + acked.length);
+      for (const sub of subs) await expectDelivered(sub, markerSeq, last);
+      for (const sub of subs) sub.dispose();
     });
-    const { onA, onB } = await load;
-    expect((await a.exited).signal).toBe('SIGKILL');
-    // A's clients lose their connection; B's clients never notice.
-    expect(onA.some((r) => r.acked.length < WRITES_PER_CLIENT)).toBe(true);
-    expect(onB.flatMap((r) => r.failures)).toEqual([]);
-    const acked = [...ackedOf(onA), ...ackedOf(onB)];
 
-    await expectStored('survives', token, acked, [b]);
-    const last = expectGaplessLog('survives');
-    expect(last).toBe(markerSeq + acked.length);
-    await expectDelivered(onSurvivor, markerSeq, last);
+    it('Redis down mid-load, then back: /health says degraded meanwhile, no subscriber misses an event', async () => {
+      const { token } = await createToken('restarts');
+      const { subs, markerSeq } = await liveOnBoth(token, 'restarts');
+      let ackedOnA = 0;
+      let outage: Promise<Health[]> | null = null;
+      const load = loadBoth(token, 'restarts', () => {
+        if (++ackedOnA === 8) outage = redisOutage();
+      });
+      const { onA, onB } = await load;
+      expect(outage, 'Redis went down while clients wrote').not.toBeNull();
+      for (const health of (await outage) ?? []) {
+        expect(health).toMatchObject({ status: 'degraded', redis: { state: 'down' } });
+      }
+      expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
+      const acked = [...ackedOf(onA), ...ackedOf(onB)];
 
-    // The victim's subscriber reconnects to the survivor from the last seq it saw.
-    const seen = onVictim.items.map((e) => e.seq);
-    expect(seen).toEqual(range(markerSeq, seen.at(-1) ?? markerSeq));
-    const resumed = subscribe(b, token, seen.at(-1));
-    await expectDelivered(resumed, (seen.at(-1) ?? markerSeq) + 1, last);
-    for (const sub of [...subs, resumed]) sub.dispose();
-  });
-});
+      await expectStored('restarts', token, acked, [a, b]);
+      const last = expectGaplessLog('restarts');
+      expect(last).toBe(markerSeq + acked.length);
+      for (const sub of subs) await expectDelivered(sub, markerSeq, last);
+
+      // Back to normal: both instances healthy and subscribed to the workspace's channel again.
+      for (const server of [a, b]) await healthOf(server, (h) => h.status === 'ok');
+      await until(async () => (await subscribersOf('sphere-events:restarts')) === 2, DELIVERY_BOUND_MS, 'resubscribed');
+      for (const sub of subs) sub.dispose();
+    });
+
+    it('an instance killed mid-load: its acknowledged writes stay, the other goes on, a client resumes there by seq', async () => {
+      const { token } = await createToken('survives');
+      const { subs, markerSeq } = await liveOnBoth(token, 'survives');
+      const [onVictim, onSurvivor] = subs;
+      let ackedOnA = 0;
+      const load = loadBoth(token, 'survives', () => {
+        if (++ackedOnA === 8) a.child.kill('SIGKILL');
+      });
+      const { onA, onB } = await load;
+      expect((await a.exited).signal).toBe('SIGKILL');
+      // A's clients lose their connection. B's go on: its writes wait while the hosted database
+      // still holds the killed instance's open transaction (until the 5 s transaction limit
+      // rolls it back); one that waits past the database's busy timeout is UNAVAILABLE, never lost.
+      expect(onA.some((r) => r.acked.length < WRITES_PER_CLIENT)).toBe(true);
+      for (const failure of onB.flatMap((r) => r.failures)) expect(failure).toContain('UNAVAILABLE');
+      expect(ackedOf(onB).length).toBeGreaterThan(0);
+      const acked = [...ackedOf(onA), ...ackedOf(onB)];
+
+      await expectStored('survives', token, acked, [b]);
+      const last = expectGaplessLog('survives');
+      expect(last).toBe(markerSeq + acked.length);
+      await expectDelivered(onSurvivor, markerSeq, last);
+
+      // The victim's subscriber reconnects to the survivor from the last seq it saw.
+      const seen = onVictim.items.map((e) => e.seq);
+      expect(seen).toEqual(range(markerSeq, seen.at(-1) ?? markerSeq));
+      const resumed = subscribe(b, token, seen.at(-1));
+      await expectDelivered(resumed, (seen.at(-1) ?? markerSeq) + 1, last);
+      for (const sub of [...subs, resumed]) sub.dispose();
+    });
+  },
+);
