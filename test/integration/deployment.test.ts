@@ -285,7 +285,7 @@ const refusedWithin = <T>(p: Promise<T>, what: string) =>
 const TEST_TIMEOUT_MS = 180_000;
 
 describe.skipIf(!redisBinary.available)(
-  'two instances, Redis, hosted workspace and control databases',
+  'two instances sharing a hosted control database: tokens, and the hosted service failing',
   { timeout: TEST_TIMEOUT_MS },
   () => {
     it('a token created with the CLI works on both instances; revoked, it is refused on both, open streams included', async () => {
@@ -319,6 +319,44 @@ describe.skipIf(!redisBinary.available)(
       for (const server of [a, b]) expect(await openWs(server, token).closed).toBe(4403);
     });
 
+    it('the hosted service unreachable: UNAVAILABLE with the cause on both instances, /health 503, back when it returns', async () => {
+      const { token } = await createToken('outage');
+      for (const server of [a, b]) expect((await gql(server.url, token, '{ count }')).data?.count).toBe(0);
+      await hrana.refuse();
+      try {
+        for (const server of [a, b]) {
+          const answers = [
+            await gql(server.url, token, '{ count }'),
+            await gql(server.url, token, CAPTURE, { input: { content: `written to ${server.url} while unreachable` } }),
+          ];
+          for (const answer of answers) {
+            expect(answer.status).toBe(503);
+            expect(answer.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+            // The workspace's own failure names its cause; past the one-second mode cache the
+            // control database, on the same service here, is what fails first.
+            expect(answer.errors?.[0]?.message).toMatch(/ECONNREFUSED|the control database cannot be read/);
+          }
+          const health = await fetch(server.url.replace(/\/graphql$/, '/health'));
+          expect(health.status).toBe(503);
+          expect(await health.json()).toMatchObject({ status: 'unavailable' });
+        }
+      } finally {
+        await hrana.start();
+      }
+      for (const server of [a, b]) {
+        const res = await gql(server.url, token, CAPTURE, { input: { content: `written to ${server.url} after` } });
+        expect(res.data?.capture?.outcome, JSON.stringify(res.errors)).toBe('STORED');
+      }
+      const stored = fileRows('outage', 'SELECT content FROM entries').map((r) => String(r.content));
+      expect(stored.sort()).toEqual([`written to ${a.url} after`, `written to ${b.url} after`].sort());
+    });
+  },
+);
+
+describe.skipIf(!redisBinary.available)(
+  'two instances and Redis under load: writes, a Redis outage, an instance killed',
+  { timeout: TEST_TIMEOUT_MS },
+  () => {
     it('eight clients on each instance write to one workspace: nothing acknowledged is lost, every subscriber gets every event once, in order', async () => {
       const { token } = await createToken('together');
       const { subs, markerSeq } = await liveOnBoth(token, 'together');
