@@ -16,6 +16,7 @@ const SLOW_TESTS = [
   'test/e2e/**/*.test.ts',
   'test/integration/hostile-tenant.test.ts',
   'test/integration/fanout.test.ts',
+  'test/integration/deployment.test.ts',
 ];
 
 export default defineConfig({
