@@ -32,6 +32,7 @@ import { type Data, type GqlError, startTestServer, type TestServer } from '../h
 const SKIPPED = [
   'npm install && npm start', // the quick start: the test provides the server, and is the test suite
   'turso group create sphere', // needs a Turso account
+  '# once, from a machine with the Turso CLI', // the deployment example: Turso, systemd, two machines
   'curl -fLo locomo10.json', // a download, then a benchmark of several minutes
 ];
 
