@@ -4,26 +4,30 @@
  * round trips each operation costs and where they go, then timing captures with 16 clients
  * and recall latency.
  *
+ *   npm run bench -- --hosted-rtt 10                 # the same, from the main bench
  *   npx tsx bench/hosted-rtt.ts                      # 10 ms per round trip
  *   npx tsx bench/hosted-rtt.ts --rtt 25 --entries 300 --captures 320 --recalls 60
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ServerProcess, startServerProcess } from '../test/helpers/cli.ts';
 import { type HranaTestServer, startHranaServer } from '../test/helpers/hrana-server.ts';
 import type { Data } from '../test/helpers/server.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    rtt: { type: 'string', default: '10' },
-    entries: { type: 'string', default: '200' },
-    captures: { type: 'string', default: '320' },
-    recalls: { type: 'string', default: '60' },
-  },
-});
-const RTT = Number(flags.rtt);
+export interface HostedRttOptions {
+  /** Milliseconds added to every request to the database service. */
+  rtt: number;
+  entries: number;
+  captures: number;
+  recalls: number;
+  clients: number;
+}
+
+export const HOSTED_RTT_DEFAULTS: HostedRttOptions = { rtt: 10, entries: 200, captures: 320, recalls: 60, clients: 16 };
+
 const WS = 'bench';
 const WORDS = 'deploy staging cluster billing ledger argo vpn rollout schema backup token latency cache queue'.split(
   ' ',
@@ -78,7 +82,16 @@ async function roundTrips(hrana: HranaTestServer, run: () => Promise<unknown>) {
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
-async function main(): Promise<void> {
+/** What one run measured (bench/perf.ts keeps it with its results). */
+export interface HostedRttResult {
+  options: HostedRttOptions;
+  roundTrips: Record<string, { inline: number; deferred: number }>;
+  capturesPerSecond: number;
+  recallMs: { p50: number; p95: number };
+}
+
+export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttResult> {
+  const RTT = opts.rtt;
   const dir = await mkdtemp(join(tmpdir(), 'hosted-rtt-'));
   const hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: 'bench' });
   let serve: ServerProcess | null = null;
@@ -92,7 +105,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
     });
     const url = serve.url;
-    const ids = await seed(url, Number(flags.entries));
+    const ids = await seed(url, opts.entries);
     hrana.latencyMs = RTT;
     let n = 0;
     const rows = {
@@ -111,11 +124,11 @@ async function main(): Promise<void> {
       for (const [i, req] of r.requests.entries()) console.log(`  ${String(i + 1).padStart(2)}. ${req}`);
     }
 
-    const total = Number(flags.captures);
+    const total = opts.captures;
     let next = 0;
     const started = performance.now();
     await Promise.all(
-      Array.from({ length: 16 }, async () => {
+      Array.from({ length: opts.clients }, async () => {
         while (next < total) {
           const i = next++;
           await gql(url, CAPTURE, { input: { content: `load capture ${i} ${sentence(i)}`, tags: ['load'] } });
@@ -123,15 +136,23 @@ async function main(): Promise<void> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`\ncaptures with 16 clients: ${total} in ${seconds.toFixed(1)} s = ${(total / seconds).toFixed(1)}/s`);
+    const capturesPerSecond = total / seconds;
+    console.log(
+      `\ncaptures with ${opts.clients} clients: ${total} in ${seconds.toFixed(1)} s = ${capturesPerSecond.toFixed(1)}/s`,
+    );
 
     const times: number[] = [];
-    for (let i = 0; i < Number(flags.recalls); i++) {
+    for (let i = 0; i < opts.recalls; i++) {
       const t = performance.now();
       await gql(url, RECALL, { q: `${WORDS[i % WORDS.length]} ${WORDS[(i * 5) % WORDS.length]}` });
       times.push(performance.now() - t);
     }
-    console.log(`recall topK 8 hops 1: p50 ${pct(times, 0.5)?.toFixed(0)} ms, p95 ${pct(times, 0.95)?.toFixed(0)} ms`);
+    const recallMs = { p50: pct(times, 0.5) ?? 0, p95: pct(times, 0.95) ?? 0 };
+    console.log(`recall topK 8 hops 1: p50 ${recallMs.p50.toFixed(0)} ms, p95 ${recallMs.p95.toFixed(0)} ms`);
+    const counts = Object.fromEntries(
+      Object.entries(rows).map(([name, r]) => [name, { inline: r.inline, deferred: r.deferred }]),
+    );
+    return { options: opts, roundTrips: counts, capturesPerSecond, recallMs };
   } finally {
     serve?.child.kill('SIGTERM');
     await serve?.exited;
@@ -140,4 +161,22 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const d = HOSTED_RTT_DEFAULTS;
+  const { values: flags } = parseArgs({
+    options: {
+      rtt: { type: 'string', default: String(d.rtt) },
+      entries: { type: 'string', default: String(d.entries) },
+      captures: { type: 'string', default: String(d.captures) },
+      recalls: { type: 'string', default: String(d.recalls) },
+      clients: { type: 'string', default: String(d.clients) },
+    },
+  });
+  await runHostedRtt({
+    rtt: Number(flags.rtt),
+    entries: Number(flags.entries),
+    captures: Number(flags.captures),
+    recalls: Number(flags.recalls),
+    clients: Number(flags.clients),
+  });
+}

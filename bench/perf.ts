@@ -70,6 +70,8 @@ const HELP = `Usage: npm run bench -- [options]
   --rounds N            fan-out rounds; default 20
   --skip LIST           phases to skip: recall,graph,capture,fanout,hostile,export,startup
   --only startup        measure only the CLI start-up times (help, token list, check), median of 10
+  --hosted-rtt MS       instead: hosted mode over the Hrana test service (test/helpers) with MS added
+                        per round trip: round trips per operation, captures/s with --clients, recall p50/p95
   --profile             CPU-profile the server (node --cpu-prof) during the recall mix, a capture run
                         and the fan-out rounds, at the largest size; profiles in bench/results/profiles/
   --help                this help
@@ -151,12 +153,25 @@ const { values: opts } = parseArgs({
     skip: { type: 'string', default: '' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'hosted-rtt': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
 });
 if (opts.help) {
   process.stdout.write(HELP);
+  process.exit(0);
+}
+if (opts['hosted-rtt'] !== undefined) {
+  // Its own small workload (bench/hosted-rtt.ts); the corpus sizes above are for embedded files.
+  const { HOSTED_RTT_DEFAULTS, runHostedRtt } = await import('./hosted-rtt.ts');
+  const hosted = await runHostedRtt({
+    ...HOSTED_RTT_DEFAULTS,
+    rtt: Number(opts['hosted-rtt']),
+    clients: Number(opts.clients),
+  });
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'hosted-rtt-latest.json'), JSON.stringify(hosted, null, 2));
   process.exit(0);
 }
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);

@@ -193,12 +193,15 @@ export class LocalClient implements Client {
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
     const conn = await this.#acquire();
     let results: ResultSet[];
+    let wrote: boolean;
     try {
       results = runBatch(conn, stmts, BEGIN[mode]);
+      // A batch of reads (recall's, several at once) has nothing to wait for on disk.
+      wrote = stmts.some((s) => mayWrite(conn, Array.isArray(s) ? s[0] : typeof s === 'string' ? s : s.sql));
     } finally {
       this.#release(conn);
     }
-    await this.durable();
+    if (wrote) await this.durable();
     return results;
   }
 

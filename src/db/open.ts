@@ -30,7 +30,8 @@ export async function openDatabase(
     const db = drizzleFor(client, opts.onQuery);
     if (opts.migrate !== false) await migrateDb(db);
     const { migrate: _, ...writerOptions } = opts;
-    return { client, db, writer: new Writer(client, writerOptions) };
+    // Over the network, a group of planned writes goes as two requests (see PlannedWrite).
+    return { client, db, writer: new Writer(client, { pipelined: !location.local, ...writerOptions }) };
   } catch (error) {
     client.close();
     throw location.local ? error : remoteUnavailable(location.url, error, WORKSPACE_DB_SETTINGS);

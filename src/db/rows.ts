@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName, type InferSelectModel, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from './client.ts';
+import type { Db, RootDb } from './client.ts';
 import { edges, entries, revisions } from './schema.ts';
 
 /**
@@ -14,6 +14,8 @@ export interface RowReader<T extends SQLiteTable> {
   read(row: Record<string, unknown>): InferSelectModel<T>;
   /** Runs `SELECT <every column> FROM <table>` + `rest` and maps each row as `db.select().from(table)` would. */
   all(db: Db, rest: SQL): Promise<InferSelectModel<T>[]>;
+  /** The statement `all` runs, to send together with others (readTogether); map its rows with `read`. */
+  query(rest: SQL): SQL;
 }
 
 export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
@@ -34,6 +36,7 @@ export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
   };
   return {
     read,
+    query: (rest) => sql`${select}${rest}`,
     async all(db, rest) {
       const rows = await db.all<Record<string, unknown>>(sql`${select}${rest}`);
       return rows.map(read);
@@ -48,3 +51,16 @@ export const jsonList = (values: readonly string[]): SQL =>
 export const entryRows = rowReader(entries);
 export const edgeRows = rowReader(edges);
 export const revisionRows = rowReader(revisions);
+
+/**
+ * Runs independent reads as one batch: one request to a hosted database instead of one
+ * round trip each, one read transaction (a consistent view) on an embedded file. Rows come
+ * back keyed by column name, one list per query, in order.
+ */
+export async function readTogether(db: Db, queries: readonly SQL[]): Promise<Record<string, unknown>[][]> {
+  if (queries.length === 0) return [];
+  const items = queries.map((q) => db.all<Record<string, unknown>>(q));
+  if (items.length === 1) return [await items[0]!];
+  const [first, ...rest] = items as unknown as Parameters<RootDb['batch']>[0];
+  return (await (db as unknown as RootDb).batch([first, ...rest])) as Record<string, unknown>[][];
+}

@@ -1,7 +1,18 @@
 import type { Client, InValue, ResultSet, Transaction } from '@libsql/client';
+import { DomainError } from '../contract/errors.ts';
 import type { EventDraft, MemoryEventRecord } from '../contract/events.ts';
 import { type Db, drizzleFor, type QueryListener } from './client.ts';
 import { eventToRow } from './mappers.ts';
+import {
+  ANY_KEY,
+  COUNTERS_SQL,
+  type Counters,
+  countersFrom,
+  decidePlan,
+  eventsLanded,
+  type Plan,
+  type PlannedWrite,
+} from './planned-write.ts';
 
 /** What a write function gets: the transaction, its clock, and a way to log events. */
 export interface WriteScope {
@@ -18,12 +29,15 @@ export interface WriteScope {
    * drizzle prepared query over the writer's database keeps its SQL and its row mapping.
    */
   prepared<T>(build: (db: Db) => T): T;
+  /** Runs a planned write as part of this one: its reads, then its statements and events. */
+  apply<T>(write: PlannedWrite<T>): Promise<T>;
 }
 
 export type WriteFn<T> = (scope: WriteScope) => Promise<T>;
 
 interface Job<T> {
-  fn: WriteFn<T>;
+  fn: WriteFn<T> | null;
+  planned: PlannedWrite<T> | null;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
 }
@@ -45,7 +59,19 @@ export interface WriterOptions {
   clock?: () => number;
   /** Receives every statement drizzle runs for a write. */
   onQuery?: QueryListener;
+  /**
+   * Send a group of planned writes as two requests (reads, then every statement and the
+   * COMMIT) instead of a statement at a time: for a hosted database, where every request
+   * is a network round trip.
+   */
+  pipelined?: boolean;
 }
+
+/**
+ * Planned writes sharing one pipelined group: it costs two requests whatever its size, so
+ * only the size of a request bounds it, far inside the hosted database's 5-second limit.
+ */
+const PIPELINED_GROUP_MAX = 64;
 
 const INSERT_EVENT = 'INSERT INTO events (type, at, entry_id, outcome, edge, data) VALUES (?, ?, ?, ?, ?, ?)';
 
@@ -96,6 +122,7 @@ export class Writer {
       onCommit: opts.onCommit,
       maxBatch: opts.maxBatch ?? 64,
       clock: opts.clock ?? Date.now,
+      pipelined: opts.pipelined ?? false,
     };
   }
 
@@ -109,11 +136,18 @@ export class Writer {
     return this.#running === null && this.#queue.length === 0;
   }
 
-  /** Queues a write; resolves with its result once its transaction has committed. */
-  run<T>(fn: WriteFn<T>): Promise<T> {
+  /**
+   * Queues a write, a function or a planned write (see PlannedWrite); resolves with its
+   * result once its transaction has committed.
+   */
+  run<T>(work: WriteFn<T> | PlannedWrite<T>): Promise<T> {
+    return this.#enqueue(typeof work === 'function' ? { fn: work, planned: null } : { fn: null, planned: work });
+  }
+
+  #enqueue<T>(work: Pick<Job<T>, 'fn' | 'planned'>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('the workspace writer is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve, reject } as Job<unknown>);
+      this.#queue.push({ ...work, resolve, reject } as Job<unknown>);
       if (!this.#running) this.#running = this.#drainSoon();
     });
   }
@@ -134,8 +168,9 @@ export class Writer {
     try {
       while (this.#queue.length > 0) {
         await new Promise((resolve) => setImmediate(resolve));
-        const batch = this.#queue.splice(0, this.#opts.maxBatch);
-        await this.#commitBatch(batch);
+        const pipelined = this.#takePipelined();
+        if (pipelined.length > 0) await this.#commitPipelined(pipelined);
+        else await this.#commitBatch(this.#queue.splice(0, this.#opts.maxBatch));
       }
     } finally {
       this.#running = null;
@@ -173,6 +208,11 @@ export class Writer {
     } finally {
       this.#open.current = null;
     }
+    this.#settle(done);
+  }
+
+  /** Settles each caller of a committed group, then publishes the group's events. */
+  #settle(done: Done[]): void {
     const published: MemoryEventRecord[] = [];
     for (const d of done) {
       if (d.ok) {
@@ -200,10 +240,11 @@ export class Writer {
       emit: (draft) => this.#append(tx, draft, now, events),
       exec: (sql, args = []) => tx.execute({ sql, args }),
       prepared: (build) => this.#prepare(build),
+      apply: (write) => this.#runPlanned(tx, write, now, events),
     };
     await tx.execute('SAVEPOINT write');
     try {
-      const value = await job.fn(scope);
+      const value = job.planned ? await this.#runPlanned(tx, job.planned, now, events) : await job.fn!(scope);
       await tx.execute('RELEASE write');
       return { job, ok: true, value, events };
     } catch (error) {
@@ -217,6 +258,98 @@ export class Writer {
       }
       return { job, ok: false, error, events: [] };
     }
+  }
+
+  /** A planned write on its own, inside its savepoint: its reads, then its statements. */
+  async #runPlanned<T>(tx: Transaction, write: PlannedWrite<T>, now: number, into: MemoryEventRecord[]): Promise<T> {
+    const reads = write.reads === undefined ? [] : await tx.batch([COUNTERS_SQL, ...write.reads]);
+    const counters = reads.length > 0 ? countersFrom(reads[0]!) : null;
+    const { plan, value } = decidePlan(write, { workspace: this.#opts.workspace, now, counters }, reads.slice(1));
+    if (plan.statements.length > 0) await tx.batch(plan.statements);
+    into.push(...plan.events);
+    return value;
+  }
+
+  /**
+   * The planned writes at the head of the queue that can share a pipelined group: at most
+   * PIPELINED_GROUP_MAX, up to the first that is not planned or that shares a key with one
+   * taken (it must read what that one writes).
+   */
+  #takePipelined(): Job<unknown>[] {
+    if (!this.#opts.pipelined) return [];
+    const keys = new Set<string>();
+    let count = 0;
+    for (const job of this.#queue) {
+      if (!job.planned || count >= PIPELINED_GROUP_MAX) break;
+      const own = job.planned.keys ?? [];
+      if (count > 0 && (keys.has(ANY_KEY) || own.includes(ANY_KEY) || own.some((k) => keys.has(k)))) break;
+      for (const k of own) keys.add(k);
+      count++;
+    }
+    return this.#queue.splice(0, count);
+  }
+
+  /**
+   * A group of planned writes in two requests: BEGIN IMMEDIATE with every read (and the
+   * rowids in use), then every statement of every write and COMMIT, chained so that nothing
+   * after a failure runs; a group without reads is one atomic batch. A write that refuses
+   * (its decide throws) is left out. When a statement fails, the group is rolled back and
+   * run again a write per savepoint, so the failing write fails alone as in any group. When
+   * the connection fails while COMMIT may have run, a fresh request asks whether the
+   * group's events are in the log, and the group is acknowledged if they are.
+   */
+  async #commitPipelined(jobs: Job<unknown>[]): Promise<void> {
+    let tx: Transaction | null = null;
+    let done: (Done & { plan?: Plan })[] = [];
+    let sent = false;
+    try {
+      if (jobs.some((j) => j.planned!.reads !== undefined)) tx = await this.#client.transaction('write');
+      done = await this.#decideGroup(tx, jobs);
+      const statements = done.flatMap((d) => d.plan?.statements ?? []);
+      sent = statements.length > 0;
+      if (!sent) {
+        await tx?.rollback();
+      } else if (tx) {
+        await tx.batch([...statements, 'COMMIT']);
+        tx.close();
+      } else {
+        await this.#client.batch(statements, 'write');
+      }
+    } catch (error) {
+      if (!isTransportFailure(error)) {
+        // A statement failed: undo what ran before it, then find the failing write.
+        await tx?.rollback().catch(() => undefined);
+        await this.#commitBatch(jobs);
+        return;
+      }
+      tx?.close();
+      const events = done.flatMap((d) => d.events);
+      if (!sent || !(await eventsLanded(this.#client, events).catch(() => false))) {
+        for (const job of jobs) job.reject(error);
+        return;
+      }
+    }
+    this.#settle(done);
+  }
+
+  /** The first request of a pipelined group: its reads, answered under the write lock; then each write decided. */
+  async #decideGroup(tx: Transaction | null, jobs: Job<unknown>[]): Promise<(Done & { plan?: Plan })[]> {
+    const reads = jobs.flatMap((j) => j.planned!.reads ?? []);
+    const answers = tx ? await tx.batch([COUNTERS_SQL, ...reads]) : [];
+    const counters: Counters | null = answers.length > 0 ? countersFrom(answers[0]!) : null;
+    let at = 1;
+    return jobs.map((job) => {
+      const write = job.planned!;
+      const mine = answers.slice(at, at + (write.reads?.length ?? 0));
+      at += write.reads?.length ?? 0;
+      try {
+        const now = this.#opts.clock();
+        const { plan, value } = decidePlan(write, { workspace: this.#opts.workspace, now, counters }, mine);
+        return { job, ok: true, value, events: plan.events, plan };
+      } catch (error) {
+        return { job, ok: false, error, events: [] };
+      }
+    });
   }
 
   async #append(tx: Transaction, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {
@@ -240,4 +373,9 @@ export class Writer {
     into.push(record);
     return record;
   }
+}
+
+/** A failure on the way to or from a hosted database (the remote client turns them into UNAVAILABLE), not in SQL. */
+function isTransportFailure(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'UNAVAILABLE';
 }

@@ -1,6 +1,7 @@
 import { DomainError } from '../contract/errors.ts';
 import type { Capability } from '../contract/roles.ts';
 import type { Db } from '../db/client.ts';
+import type { PlannedWrite } from '../db/planned-write.ts';
 import type { WriteFn } from '../db/writer.ts';
 import { assertCan } from '../workspaces/access.ts';
 import type { Context } from './context.ts';
@@ -27,7 +28,11 @@ export function spendsWriteQuota(capability: Capability): boolean {
  * Queues a write on the workspace's single writer, once the caller may make it (`write`
  * unless said otherwise) and, for a client write, the workspace's rate limit allows it.
  */
-export function runWrite<T>(ctx: Context, fn: WriteFn<T>, capability: WriteCapability = 'write'): Promise<T> {
+export function runWrite<T>(
+  ctx: Context,
+  fn: WriteFn<T> | PlannedWrite<T>,
+  capability: WriteCapability = 'write',
+): Promise<T> {
   assertCan(ctx.access, capability);
   if (spendsWriteQuota(capability) && !ctx.writeQuota.take()) {
     throw new DomainError('RATE_LIMITED', 'too many writes to this workspace; retry in a moment');

@@ -1,6 +1,5 @@
-import { inArray, sql } from 'drizzle-orm';
 import type { Freshness } from '../contract/enums.ts';
-import { type EntryRow, entries } from '../db/schema.ts';
+import type { EntryRow } from '../db/schema.ts';
 import type { Writer } from '../db/writer.ts';
 import { freshnessOf, isOverAge } from './model.ts';
 
@@ -54,22 +53,25 @@ export class Bookkeeper {
     this.#stale = new Set();
     if (recalled.size === 0 && stale.length === 0) return this.#pending;
     this.#pending = this.#writer
-      .run(async ({ db }) => {
-        // Group ids by increment so that one statement covers each group.
-        const byCount = new Map<number, string[]>();
-        for (const [id, count] of recalled) byCount.set(count, [...(byCount.get(count) ?? []), id]);
-        for (const [count, ids] of byCount) {
-          await db
-            .update(entries)
-            .set({ recallCount: sql`${entries.recallCount} + ${count}` })
-            .where(inArray(entries.id, ids));
-        }
-        if (stale.length > 0) {
-          await db
-            .update(entries)
-            .set({ status: 'STALE' })
-            .where(sql`${inArray(entries.id, stale)} AND ${entries.status} = 'ACTIVE'`);
-        }
+      .run({
+        // No reads: a hosted database takes the whole flush as one request.
+        decide(plan) {
+          // Group ids by increment so that one statement covers each group.
+          const byCount = new Map<number, string[]>();
+          for (const [id, count] of recalled) byCount.set(count, [...(byCount.get(count) ?? []), id]);
+          for (const [count, ids] of byCount) {
+            plan.run(
+              'UPDATE entries SET recall_count = recall_count + ? WHERE id IN (SELECT value FROM json_each(?))',
+              [count, JSON.stringify(ids)],
+            );
+          }
+          if (stale.length > 0) {
+            plan.run(
+              "UPDATE entries SET status = 'STALE' WHERE id IN (SELECT value FROM json_each(?)) AND status = 'ACTIVE'",
+              [JSON.stringify(stale)],
+            );
+          }
+        },
       })
       .catch(() => {
         // Bookkeeping is best effort: a failed flush (e.g. disk full) loses only counters.

@@ -1,15 +1,13 @@
-import { asc, eq, type Placeholder, sql } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput, notFound } from '../contract/errors.ts';
 import { checkContent, INSTANTS, LIMITS, normalizeTags } from '../contract/limits.ts';
-import type { Db } from '../db/client.ts';
-import { ENTRY_INSERT_COLUMNS, type NewEntryRow } from '../db/mappers.ts';
-import { type EntryRow, entries, tags } from '../db/schema.ts';
+import { ENTRY_INSERT_COLUMNS, entryFromRow, type NewEntryRow } from '../db/mappers.ts';
+import { ANY_KEY, type PlannedWrite, type WritePlan } from '../db/planned-write.ts';
+import { type EntryRow, entries } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import { upsertEdge } from './link.ts';
 import { contentHash } from './model.ts';
-import { findEntry } from './queries.ts';
 
 export interface CaptureInput {
   content: string;
@@ -51,23 +49,19 @@ export function checkCaptureInput(input: CaptureInput): void {
   }
 }
 
-// Every capture runs these two; the writer builds them once (see WriteScope.prepared).
-const firstWithHash = (db: Db) =>
-  db
-    .select()
-    .from(entries)
-    .where(eq(entries.contentHash, sql.placeholder('hash')))
-    .orderBy(asc(entries.n))
-    .limit(1)
-    .prepare();
+const ENTRY_COLUMNS = getTableColumns(entries);
 
-/** Every column but the rowid `n`, each bound by name from the row. */
-const entryPlaceholders = Object.fromEntries(ENTRY_INSERT_COLUMNS.map((c) => [c, sql.placeholder(c)])) as Record<
-  keyof NewEntryRow,
-  Placeholder
->;
+/** Every column of an entry, its rowid `n` included: the writer gives each insert its rowid (see WritePlan). */
+const INSERT_ENTRY = `INSERT INTO entries (n, ${ENTRY_INSERT_COLUMNS.map((c) => ENTRY_COLUMNS[c].name).join(', ')}) VALUES (?${', ?'.repeat(ENTRY_INSERT_COLUMNS.length)})`;
 
-const insertEntryRow = (db: Db) => db.insert(entries).values(entryPlaceholders).prepare();
+/** The first entry with a content hash, with its tags: all a capture needs to know about what exists. */
+const FIRST_WITH_HASH = `SELECT e.*, (SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id) AS tags_json
+  FROM entries e WHERE e.content_hash = ? ORDER BY e.n LIMIT 1`;
+
+const ENTRY_BY_ID = 'SELECT * FROM entries WHERE id = ? LIMIT 1';
+
+const INSERT_SUPERSEDES =
+  "INSERT INTO edges (src, dst, type, weight, provenance, metadata, created_at, updated_at) VALUES (?, ?, 'SUPERSEDES', 1, 'SYSTEM', NULL, ?, ?)";
 
 /** One multi-row INSERT per tag count (1 to LIMITS.tagsMax): each a statement the client keeps prepared. */
 const tagInserts: string[] = [];
@@ -75,51 +69,68 @@ const insertTagsSql = (count: number): string =>
   (tagInserts[count] ??= `INSERT INTO tags (entry_id, tag) VALUES ${new Array(count).fill('(?, ?)').join(', ')}`);
 
 /**
- * Stores a memory, deciding its outcome as the contract orders it: REPLACED when it
- * replaces a known entry, else MERGED/BLOCKED when the same normalized content exists,
- * else STORED. BLOCKED writes nothing and emits nothing.
+ * Stores a memory inside a write, deciding its outcome as the contract orders it (see
+ * captureWrite).
  */
-export async function captureEntry(scope: WriteScope, input: CaptureInput): Promise<CaptureResult> {
-  checkCaptureInput(input);
-  const { db, now } = scope;
-  const hash = contentHash(input.content);
-  const newTags = normalizeTags(input.tags);
-
-  if (input.replaces != null) {
-    const old = await findEntry(db, input.replaces);
-    if (!old) throw notFound(input.replaces);
-    const entry = await insertEntry(scope, input, hash, newTags);
-    await db.update(entries).set({ status: 'SUPERSEDED', updatedAt: now }).where(eq(entries.id, old.id));
-    await upsertEdge(db, now, { src: entry.id, dst: old.id, type: 'SUPERSEDES', weight: 1, provenance: 'SYSTEM' });
-    await scope.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
-    return { outcome: 'REPLACED', entry, matchId: old.id };
-  }
-
-  const [existing] = await scope.prepared(firstWithHash).all({ hash });
-  if (existing) {
-    const have = new Set(
-      (await db.select({ tag: tags.tag }).from(tags).where(eq(tags.entryId, existing.id))).map((r) => r.tag),
-    );
-    const missing = newTags.filter((t) => !have.has(t));
-    if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id };
-    await db.insert(tags).values(missing.map((tag) => ({ entryId: existing.id, tag })));
-    const [merged] = await db.update(entries).set({ updatedAt: now }).where(eq(entries.id, existing.id)).returning();
-    await scope.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data: { addedTags: missing } });
-    return { outcome: 'MERGED', entry: merged ?? existing, matchId: existing.id };
-  }
-
-  const entry = await insertEntry(scope, input, hash, newTags);
-  await scope.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
-  return { outcome: 'STORED', entry, matchId: null };
+export function captureEntry(scope: WriteScope, input: CaptureInput): Promise<CaptureResult> {
+  return scope.apply(captureWrite(input));
 }
 
-async function insertEntry(
-  scope: WriteScope,
-  input: CaptureInput,
-  hash: string,
-  entryTags: string[],
-): Promise<EntryRow> {
-  const { now } = scope;
+/**
+ * A capture as a planned write: REPLACED when it replaces a known entry, else MERGED/BLOCKED
+ * when the same normalized content exists, else STORED. BLOCKED writes nothing and emits
+ * nothing. Its one read (the entry with the same content, or the one it replaces) is all its
+ * statements depend on, so a group of captures costs a hosted database two round trips.
+ */
+export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
+  checkCaptureInput(input);
+  const hash = contentHash(input.content);
+  const newTags = normalizeTags(input.tags);
+  const replaces = input.replaces;
+  if (replaces != null) {
+    return {
+      // It changes an entry found by id, which a capture of that entry's content would read.
+      keys: [ANY_KEY],
+      reads: [{ sql: ENTRY_BY_ID, args: [replaces] }],
+      decide(plan, [found]) {
+        const oldRow = found?.rows[0];
+        if (!oldRow) throw notFound(replaces);
+        const old = entryFromRow(oldRow);
+        const entry = insertEntry(plan, input, hash, newTags);
+        plan.run('UPDATE entries SET status = ?, updated_at = ? WHERE id = ?', ['SUPERSEDED', plan.now, old.id]);
+        plan.run(INSERT_SUPERSEDES, [entry.id, old.id, plan.now, plan.now]);
+        plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
+        return { outcome: 'REPLACED', entry, matchId: old.id };
+      },
+    };
+  }
+  return {
+    keys: [`hash:${hash}`],
+    reads: [{ sql: FIRST_WITH_HASH, args: [hash] }],
+    decide(plan, [found]) {
+      const row = found?.rows[0];
+      if (!row) {
+        const entry = insertEntry(plan, input, hash, newTags);
+        plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
+        return { outcome: 'STORED', entry, matchId: null };
+      }
+      const existing = entryFromRow(row);
+      const have = new Set(JSON.parse(String(row.tags_json)) as string[]);
+      const missing = newTags.filter((t) => !have.has(t));
+      if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id };
+      plan.run(
+        insertTagsSql(missing.length),
+        missing.flatMap((tag) => [existing.id, tag]),
+      );
+      plan.run('UPDATE entries SET updated_at = ? WHERE id = ?', [plan.now, existing.id]);
+      plan.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data: { addedTags: missing } });
+      return { outcome: 'MERGED', entry: { ...existing, updatedAt: plan.now }, matchId: existing.id };
+    },
+  };
+}
+
+function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTags: string[]): EntryRow {
+  const { now } = plan;
   const row: NewEntryRow = {
     id: uuidv7(),
     content: input.content,
@@ -137,13 +148,12 @@ async function insertEntry(
     createdAt: now,
     updatedAt: now,
   };
-  // The row is known in full; only its rowid comes back (no RETURNING round of decoding).
-  const inserted = await scope.prepared(insertEntryRow).run(row);
-  const entry: EntryRow = { n: Number(inserted.lastInsertRowid), ...row };
+  const n = plan.nextEntryN();
+  plan.run(INSERT_ENTRY, [n, ...ENTRY_INSERT_COLUMNS.map((c) => row[c])]);
   if (entryTags.length > 0)
-    await scope.exec(
+    plan.run(
       insertTagsSql(entryTags.length),
-      entryTags.flatMap((tag) => [entry.id, tag]),
+      entryTags.flatMap((tag) => [row.id, tag]),
     );
-  return entry;
+  return { n, ...row };
 }

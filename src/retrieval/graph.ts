@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { GRAPH_WALK } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeRows, jsonList } from '../db/rows.ts';
@@ -14,6 +14,8 @@ export interface WalkNode {
   score: number;
   /** The edge the walk arrived by (null for a seed). */
   viaEdge: EdgeRow | null;
+  /** That edge's [src, dst, type], also when `viaEdges` is off (its row can then come from edgesAmong). */
+  viaEnds: [src: string, dst: string, type: string] | null;
 }
 
 export interface WalkResult {
@@ -121,6 +123,7 @@ export async function walkGraph(
     hop: r.hop,
     score: r.score,
     viaEdge: r.step ? (via.get(edgeKey(edgeEnds(r.from!, r.step))) ?? null) : null,
+    viaEnds: r.step ? edgeEnds(r.from!, r.step) : null,
   }));
   let truncated = ordered.length > nodeCap;
   if (!truncated && options.checkTruncation && hops > 0) {
@@ -220,8 +223,20 @@ async function leftOutByFanout(db: Db, seeds: string[], hops: number, returned: 
  */
 export async function edgesAmong(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
   if (ids.length < 2) return [];
+  return edgeRows.all(db, edgesAmongWhere(ids));
+}
+
+/**
+ * edgesAmong's statement, to send with other reads (readTogether); its rows map with
+ * edgeRows.read.
+ */
+export function edgesAmongQuery(ids: readonly string[]): SQL {
+  return edgeRows.query(edgesAmongWhere(ids));
+}
+
+function edgesAmongWhere(ids: readonly string[]): SQL {
   // Probe by src and filter dst without its index (+): matching both through the unique
   // (src, dst, type) index would probe every pair, n² lookups instead of n.
   const list = jsonList(ids);
-  return edgeRows.all(db, sql`WHERE src IN ${list} AND +dst IN ${list} ORDER BY weight DESC, src, dst, type`);
+  return sql`WHERE src IN ${list} AND +dst IN ${list} ORDER BY weight DESC, src, dst, type`;
 }

@@ -4,11 +4,11 @@ import { badInput } from '../contract/errors.ts';
 import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { entryFromRow } from '../db/mappers.ts';
-import { jsonList } from '../db/rows.ts';
+import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
+import { jsonList, readTogether } from '../db/rows.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
-import { edgesAmong, type WalkNode, walkGraph } from './graph.ts';
+import { edgesAmongQuery, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
 import { LruCache } from './lru.ts';
 import { RANKING_POLICY } from './policy.ts';
@@ -154,20 +154,28 @@ export function entryStems(db: Db, entry: EntryRow): Set<string> {
  * statement.
  */
 async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<Map<string, Hydrated>> {
-  const out = new Map<string, Hydrated>();
-  if (ids.length === 0) return out;
+  if (ids.length === 0) return new Map();
+  return hydrated(await db.all<Record<string, unknown>>(hydrateQuery(ids, prefilter)));
+}
+
+function hydrateQuery(ids: readonly string[], prefilter: SQL): SQL {
   // Correlated on e.id explicitly; `+s.type` makes SQLite find a SUPERSEDES edge through the
   // dst index rather than scan every SUPERSEDES edge of the workspace for each entry.
-  const rows = await db.all<Record<string, unknown> & { tags_json: string; superseded_by: string | null }>(sql`
+  return sql`
     SELECT e.*,
       (SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id) AS tags_json,
       (SELECT s.src FROM edges s WHERE s.dst = e.id AND +s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)
         AS superseded_by
     FROM entries e
-    WHERE e.id IN ${jsonList(ids)} AND ${prefilter}`);
+    WHERE e.id IN ${jsonList(ids)} AND ${prefilter}`;
+}
+
+function hydrated(rows: Record<string, unknown>[]): Map<string, Hydrated> {
+  const out = new Map<string, Hydrated>();
   for (const row of rows) {
     const entry = entryFromRow(row);
-    out.set(entry.id, { entry, tags: JSON.parse(row.tags_json) as string[], supersededBy: row.superseded_by });
+    const supersededBy = (row.superseded_by ?? null) as string | null;
+    out.set(entry.id, { entry, tags: JSON.parse(String(row.tags_json)) as string[], supersededBy });
   }
   return out;
 }
@@ -235,7 +243,7 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   const candidates = await gatherCandidates(db, match, prefilter, args.hops);
   if (!candidates) return empty();
   const queryStems = [...new Set(terms.map(lightStem))];
-  const scored = await scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
+  const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   keepBelowSuccessors(scored);
   return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
 }
@@ -257,12 +265,14 @@ function readArgs(input: RecallInput, now: Date) {
   };
 }
 
-/** What the arms found, hydrated and fused. */
+/** What the arms found, hydrated and fused, with the edges among them. */
 interface Candidates {
   keyword: Awaited<ReturnType<typeof searchKeyword>>;
   nodes: Map<string, WalkNode>;
   rows: Map<string, Hydrated>;
   fused: ReturnType<typeof fuseRankings>;
+  /** Every edge between two candidates, heaviest first (edgesAmong). */
+  edges: EdgeRow[];
 }
 
 /**
@@ -282,21 +292,30 @@ async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: num
     const seeds = keyword
       .slice(0, policy.graph.seedCount)
       .map((h) => ({ id: h.id, score: top < 0 ? h.bm25 / top : 1 }));
-    walk = (await walkGraph(db, seeds, hops, { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap })).nodes;
+    const options = { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap, viaEdges: false };
+    walk = (await walkGraph(db, seeds, hops, options)).nodes;
   }
   const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id)])];
-  const rows = await hydrate(db, ids, prefilter);
+  // One request for both: the edges among all candidates hold the ones the walk arrived by
+  // (a node's predecessor is always kept with it) and the links neighbour smoothing needs.
+  const [entryRows = [], edgeList = []] = await readTogether(db, [hydrateQuery(ids, prefilter), edgesAmongQuery(ids)]);
+  const rows = hydrated(entryRows);
+  const edges = edgeList.map(edgeFromRow);
+  const byEnds = new Map(edges.map((e) => [`${e.src}\u0000${e.dst}\u0000${e.type}`, e]));
+  for (const n of walk) if (n.viaEnds) n.viaEdge = byEnds.get(n.viaEnds.join('\u0000')) ?? null;
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
   const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
   const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
   const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
-  return { keyword, nodes, rows, fused };
+  return { keyword, nodes, rows, fused, edges };
 }
 
-/** Links among the candidates, both ways, for neighbour smoothing (one query). */
-async function neighboursAmong(db: Db, ids: string[]): Promise<Map<string, { id: string; weight: number }[]>> {
+/** Links among the fused candidates, both ways, for neighbour smoothing. */
+function neighboursAmong(edges: readonly EdgeRow[], ids: string[]): Map<string, { id: string; weight: number }[]> {
+  const among = new Set(ids);
   const neighbours = new Map<string, { id: string; weight: number }[]>();
-  for (const e of await edgesAmong(db, ids)) {
+  for (const e of edges) {
+    if (!among.has(e.src) || !among.has(e.dst)) continue;
     neighbours.set(e.src, [...(neighbours.get(e.src) ?? []), { id: e.dst, weight: e.weight }]);
     neighbours.set(e.dst, [...(neighbours.get(e.dst) ?? []), { id: e.src, weight: e.weight }]);
   }
@@ -304,15 +323,15 @@ async function neighboursAmong(db: Db, ids: string[]): Promise<Map<string, { id:
 }
 
 /** Every fused candidate with its score parts (see RecallExplain) and final score. */
-async function scoreCandidates(
+function scoreCandidates(
   db: Db,
-  { keyword, nodes, rows, fused }: Candidates,
+  { keyword, nodes, rows, fused, edges }: Candidates,
   terms: string[],
   queryStems: string[],
   asOfMs: number,
-): Promise<Scored[]> {
-  const neighbours = await neighboursAmong(
-    db,
+): Scored[] {
+  const neighbours = neighboursAmong(
+    edges,
     fused.map((c) => c.id),
   );
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));

@@ -140,6 +140,7 @@ export class HranaTestServer {
   readonly #sockets = new Set<Socket>();
   readonly #counts = new Map<string, number>();
   #drops: { match: RegExp | null; when: 'before' | 'after'; count: number }[] = [];
+  #delays: { match: RegExp; ms: number; count: number }[] = [];
   #server: Server | null = null;
   #port: number;
 
@@ -191,6 +192,16 @@ export class HranaTestServer {
   /** Drops the connection of the next matching request(s). */
   drop(rule: DropRule): void {
     this.#drops.push({ match: rule.match ?? null, when: rule.when, count: rule.count ?? 1 });
+  }
+
+  /** Drop rules not used up yet (a test checks that its fault really happened). */
+  get pendingDrops(): number {
+    return this.#drops.reduce((sum, r) => sum + r.count, 0);
+  }
+
+  /** Holds the next matching request(s) for `ms` before serving them: a slow link at one moment. */
+  delay(rule: { match: RegExp; ms: number; count?: number }): void {
+    this.#delays.push({ match: rule.match, ms: rule.ms, count: rule.count ?? 1 });
   }
 
   async start(): Promise<void> {
@@ -259,6 +270,11 @@ export class HranaTestServer {
       this.log.push({ database: name, statements: statements.map(firstWords) });
       const drop = this.#takeDrop(statements);
       if (drop === 'before') return void req.socket.destroy();
+      const delay = this.#delays.find((r) => statements.some((s) => r.match.test(s)));
+      if (delay) {
+        if (--delay.count <= 0) this.#delays.splice(this.#delays.indexOf(delay), 1);
+        await sleep(delay.ms);
+      }
       const response = await this.#pipeline(name, request);
       if (drop === 'after') return void req.socket.destroy();
       sendJson(res, 200, response);

@@ -5,7 +5,7 @@ import { revisionNodeId } from '../../contract/node-ids.ts';
 import { READ_DEFAULTS } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
-import { type CaptureInput, captureEntry, checkCaptureInput } from '../../memory/capture.ts';
+import { type CaptureInput, captureWrite, checkCaptureInput } from '../../memory/capture.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
@@ -251,6 +251,6 @@ builder.mutationFields((t) => ({
       'Stores a memory. With `replaces`, the new entry supersedes that one (REPLACED); an entry with the same content is reused instead, gaining any new tags (MERGED) or left as it is (BLOCKED); otherwise STORED.',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
-    resolve: (_r, { input }, ctx) => runWrite(ctx, (scope) => captureEntry(scope, captureOf(input))),
+    resolve: (_r, { input }, ctx) => runWrite(ctx, captureWrite(captureOf(input))),
   }),
 }));

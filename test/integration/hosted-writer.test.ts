@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryEventRecord } from '../../src/contract/events.ts';
+import { locateWorkspace } from '../../src/db/client.ts';
+import { type OpenedDatabase, openDatabase } from '../../src/db/open.ts';
+import { captureWrite } from '../../src/memory/capture.ts';
+import { type HranaTestServer, startHranaServer } from '../helpers/hrana-server.ts';
+
+// The workspace writer on a hosted database (the Hrana test service), driven directly: a
+// group of planned writes and what happens when one of its statements fails.
+
+let dir: string;
+let hrana: HranaTestServer;
+let opened: OpenedDatabase;
+const published: MemoryEventRecord[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hosted-writer-'));
+  hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: null });
+  const location = locateWorkspace('group', { dataDir: dir, dbUrl: hrana.urlTemplate, dbAuthToken: null });
+  opened = await openDatabase(location, { workspace: 'group', onCommit: (events) => published.push(...events) });
+});
+
+afterAll(async () => {
+  await opened?.writer.close();
+  opened?.client.close();
+  await hrana?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function fileRows(sql: string): Record<string, unknown>[] {
+  const db = new Database(hrana.dbPath('group'));
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('pipelined group commit', () => {
+  it('sends a group in two requests and a third that closes the stream', async () => {
+    hrana.resetCounts();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => opened.writer.run(captureWrite({ content: `grouped ${i}` }))),
+    );
+    expect(results.map((r) => r.outcome)).toEqual(new Array(10).fill('STORED'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hrana.roundTrips('group')).toBeLessThanOrEqual(3);
+  });
+
+  it('a statement that fails takes only its own write down, and the event log stays gap-free', async () => {
+    const before = published.length;
+    const broken = opened.writer.run({ reads: [], decide: (plan) => plan.run('INSERT INTO no_such_table VALUES (1)') });
+    const [a, b] = await Promise.all([
+      opened.writer.run(captureWrite({ content: 'kept before the broken write' })),
+      broken.catch((error: unknown) => error),
+      opened.writer.run(captureWrite({ content: 'kept after the broken write' })),
+    ]).then(([x, error, y]) => {
+      expect(String((error as Error).message)).toMatch(/no such table/);
+      return [x, y];
+    });
+    expect([a?.outcome, b?.outcome]).toEqual(['STORED', 'STORED']);
+    const contents = fileRows('SELECT content FROM entries ORDER BY n').map((r) => r.content);
+    expect(contents).toEqual(expect.arrayContaining(['kept before the broken write', 'kept after the broken write']));
+    const seqs = fileRows('SELECT seq FROM events ORDER BY seq').map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(published.slice(before).map((e) => e.entryId)).toEqual([a?.entry.id, b?.entry.id]);
+    expect(fileRows(`SELECT n, id FROM entries WHERE id = '${a?.entry.id}'`)).toEqual([
+      { n: a?.entry.n, id: a?.entry.id },
+    ]);
+  });
+});
