@@ -241,11 +241,11 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
   const ws = 'polish-token-space';
   let guarded: DashboardServer;
   let browser: Browser;
-  const tokens: Record<'agent' | 'maintainer', string> = { agent: '', maintainer: '' };
+  const tokens: Record<'agent' | 'reader' | 'maintainer', string> = { agent: '', reader: '', maintainer: '' };
 
   beforeAll(async () => {
     [guarded, browser] = await Promise.all([startDashboardServer({ authRequired: true }), launchBrowser()]);
-    for (const role of ['agent', 'maintainer'] as const) {
+    for (const role of ['agent', 'reader', 'maintainer'] as const) {
       const made = await runCli(['token', 'create', '--workspace', ws, '--role', role], {
         SPHERE_DATA_DIR: guarded.dataDir,
       });
@@ -258,6 +258,18 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     await browser?.close();
     await guarded?.close();
   });
+
+  /** Captures with the agent token, over HTTP as any client would; returns the entry's id. */
+  async function captureAsAgent(content: string): Promise<string> {
+    const res = await fetch(`${guarded.origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.agent}` },
+      body: JSON.stringify({ query: CAPTURE, variables: { input: { content } } }),
+    });
+    const body = (await res.json()) as { data?: { capture: { entry: { id: string } } } };
+    if (!body.data) throw new Error(`capture failed: ${JSON.stringify(body)}`);
+    return body.data.capture.entry.id;
+  }
 
   /** A page whose browser holds this token (and, stale, the open-mode workspace "default"). */
   async function openWith(token: string | null, route = '#/feed'): Promise<Page> {
@@ -310,6 +322,65 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     await expect
       .poll(() => view.textContent(), { timeout: 5_000 })
       .toContain('Reading needs a token with the agent or reader role');
+    await page.close();
+  });
+
+  it('says a token is needed when capturing without one, with the way to enter it', async () => {
+    const page = await openWith(null, '#/capture');
+    const dialog = page.getByRole('dialog', { name: 'Workspace and token' });
+    await page.locator('#connection[data-state="unauthorized"]').waitFor({ timeout: 10_000 });
+    // The live stream and the replace candidates are both refused; each may open the dialog.
+    await page.waitForLoadState('networkidle');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByLabel('Content').fill('A note nobody may store without a token');
+    await page.getByRole('button', { name: 'Capture', exact: true }).click();
+    const outcome = page.locator('#capture-outcome');
+    await expect.poll(() => outcome.textContent(), { timeout: 5_000 }).toContain('This server needs a token');
+    expect(await outcome.locator('[data-code="UNAUTHENTICATED"]').count()).toBe(1);
+    await dialog.waitFor({ timeout: 2_000 });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await outcome.getByRole('button', { name: 'Enter a token' }).click();
+    await dialog.waitFor({ timeout: 2_000 });
+    expect(await dialog.textContent()).toContain('paste it in the Token field');
+    await page.close();
+  });
+
+  it('says which role may write when a reader tries to rewrite or forget an entry', async () => {
+    const content = 'The reader may look at this entry but not change it';
+    const id = await captureAsAgent(content);
+    const page = await openWith(tokens.reader, `#/entry/${id}`);
+    await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
+    const status = page.locator('#entry-status');
+
+    await page.getByLabel('New content').fill('Rewritten by a reader');
+    await page.getByRole('button', { name: 'Replace content' }).click();
+    await expect
+      .poll(() => status.textContent(), { timeout: 5_000 })
+      .toContain('Writing needs a token with the agent role');
+    expect(await status.locator('[data-code="FORBIDDEN"]').count()).toBe(1);
+    expect(await status.getByRole('button', { name: 'Use another token' }).count()).toBe(1);
+
+    // Afresh, so the message below is the forget's own.
+    await page.reload();
+    await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
+    expect(await status.textContent()).toBe('');
+    await page.getByRole('button', { name: 'Forget…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Forget' }).click();
+    await expect
+      .poll(() => status.textContent(), { timeout: 5_000 })
+      .toContain('Writing needs a token with the agent role');
+    expect(await page.locator('#entry-content').textContent()).toBe(content);
+    await page.close();
+  });
+
+  it('says a token is needed when an entry page opens without one', async () => {
+    const id = await captureAsAgent('An entry seen only with a token');
+    const page = await openWith(null, `#/entry/${id}`);
+    const body = page.locator('#entry-body');
+    await expect.poll(() => body.textContent(), { timeout: 10_000 }).toContain('This server needs a token');
+    expect(await body.getByRole('button', { name: 'Enter a token' }).count()).toBe(1);
+    expect(await body.textContent()).not.toContain('An entry seen only with a token');
     await page.close();
   });
 });
