@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { QueryListener } from '../db/client.ts';
 import { EventBus } from '../events/bus.ts';
 import { createRedisTarget } from '../events/redis.ts';
+import type { Semantic } from '../memory/embeddings/semantic.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { WorkspaceRegistry } from '../workspaces/registry.ts';
@@ -12,6 +13,7 @@ import { createContextFactory, Gatekeeper } from './context.ts';
 import { createHttpHandler } from './http.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { startSemantic } from './semantic.ts';
 import { loadTrustedDocuments } from './trusted-documents.ts';
 import { attachWebSockets } from './ws.ts';
 import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
@@ -27,6 +29,8 @@ export interface MiniSphereServer {
   readonly registry: WorkspaceRegistry;
   readonly bus: EventBus;
   readonly http: Server;
+  /** The embedding binding once started; null while off (SPHERE_EMBEDDINGS). */
+  semantic(): Semantic | null;
   /** The control database (tokens, audit log), opened on first use. */
   control(): Promise<ControlStore>;
 }
@@ -79,7 +83,11 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const bus = deps.bus ?? new EventBus(redis?.target);
   // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
   const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
-  const onCommit = (events: Parameters<EventBus['publish']>[0]) => bus.publish(events);
+  let semantic: Semantic | null = null;
+  const onCommit = (events: Parameters<EventBus['publish']>[0]) => {
+    bus.publish(events);
+    semantic?.onCommitted(events);
+  };
   const registry = new WorkspaceRegistry({
     dataDir: config.dataDir,
     dbUrl: config.dbUrl,
@@ -94,7 +102,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
-  const createContext = createContextFactory({ gate, registry, control, bus, realtime, clock, config });
+  const createContext = createContextFactory({
+    ...{ gate, registry, control, bus, realtime, clock, config },
+    semantic: () => semantic,
+  });
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
   const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
   const controlHealthy = () => control().then((c) => c.tokensExist());
@@ -124,6 +135,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     bus,
     http,
     control,
+    semantic: () => semantic,
     start: async () => {
       if (!isLoopback(config.host) && !(await gate.tokenMode())) {
         throw new Error(
@@ -131,6 +143,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
             'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
         );
       }
+      semantic ??= await startSemantic(config, logger);
       return listen(http, config);
     },
     stop: () => {
@@ -142,6 +155,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeIdleConnections();
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await semantic?.close();
         await registry.close();
         http.closeAllConnections();
         await closed;

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import { createEmbedder, GLOVE_WORDS } from '../memory/embeddings/factory.ts';
+import { Semantic } from '../memory/embeddings/semantic.ts';
+import type { Logger } from './observability.ts';
+
+/**
+ * The embedding binding the configuration asks for, loaded before the server listens (the
+ * glove table is converted on the first start), or null when SPHERE_EMBEDDINGS is off: then
+ * nothing of it is loaded and recall and capture run exactly as without it.
+ */
+export async function startSemantic(config: Config, logger: Logger): Promise<Semantic | null> {
+  const e = config.embeddings;
+  if (e.kind === 'off') return null;
+  const started = performance.now();
+  const embedder = await createEmbedder({
+    kind: e.kind,
+    glovePath: e.glovePath,
+    // Beside the workspace files: a folder, so it is never taken for a workspace.
+    cacheDir: join(config.dataDir, '_models'),
+    gloveWords: GLOVE_WORDS,
+    http: {
+      url: e.url ?? '',
+      model: e.model ?? '',
+      apiKey: e.apiKey,
+      dim: e.dim,
+      timeoutMs: e.timeoutMs,
+      queryTimeoutMs: Math.min(e.timeoutMs, 2_000),
+      batchSize: e.batchSize,
+      attempts: 3,
+    },
+  });
+  logger.info(
+    { model: embedder.model, dim: embedder.dim, ms: Math.round(performance.now() - started), bytes: embedder.bytes },
+    'embeddings ready',
+  );
+  return new Semantic({
+    embedder,
+    cacheBytes: e.cacheBytes,
+    batchSize: e.batchSize,
+    log: (message, fields) => logger.warn(fields, message),
+  });
+}
