@@ -49,6 +49,8 @@ export interface EmbeddingsConfig {
   dim: number | null;
   /** The GloVe package's JSON or directory; null looks for the installed package. */
   glovePath: string | null;
+  /** Where converted model tables are kept; null: `<dataDir>/_models`. */
+  modelsDir: string | null;
   timeoutMs: number;
   batchSize: number;
   /** Bytes all workspaces' cached vectors may take together. */
@@ -114,6 +116,7 @@ const envSchema = z.object({
   SPHERE_EMBEDDINGS_BATCH: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(2048).default(64)),
   SPHERE_EMBEDDINGS_CACHE_MB: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(512)),
   SPHERE_GLOVE_PATH: optional,
+  SPHERE_MODELS_DIR: optional,
 });
 
 /** `scheme://host[:port]` (lower-cased) and nothing else: no path, no wildcard, never `*` or `null`. */
@@ -168,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       apiKey: e.SPHERE_EMBEDDINGS_API_KEY ?? null,
       dim: e.SPHERE_EMBEDDINGS_DIM ?? null,
       glovePath: e.SPHERE_GLOVE_PATH ? resolve(e.SPHERE_GLOVE_PATH) : null,
+      modelsDir: e.SPHERE_MODELS_DIR ? resolve(e.SPHERE_MODELS_DIR) : null,
       timeoutMs: e.SPHERE_EMBEDDINGS_TIMEOUT_MS,
       batchSize: e.SPHERE_EMBEDDINGS_BATCH,
       cacheBytes: e.SPHERE_EMBEDDINGS_CACHE_MB * 1024 * 1024,

@@ -16,8 +16,8 @@ export async function startSemantic(config: Config, logger: Logger): Promise<Sem
   const embedder = await createEmbedder({
     kind: e.kind,
     glovePath: e.glovePath,
-    // Beside the workspace files: a folder, so it is never taken for a workspace.
-    cacheDir: join(config.dataDir, '_models'),
+    // Beside the workspace files, in a folder, so it is never taken for a workspace.
+    cacheDir: e.modelsDir ?? join(config.dataDir, '_models'),
     gloveWords: GLOVE_WORDS,
     http: {
       url: e.url ?? '',
