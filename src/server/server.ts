@@ -76,6 +76,21 @@ function lazyControl(config: Config, clock: () => number): (() => Promise<Contro
   });
 }
 
+/** Where committed events go: subscribers, and the embedding queue once it runs. */
+function eventSink(bus: EventBus) {
+  let semantic: Semantic | null = null;
+  return {
+    semantic: () => semantic,
+    set: (s: Semantic | null) => {
+      semantic = s;
+    },
+    onCommit: (events: Parameters<EventBus['publish']>[0]) => {
+      bus.publish(events);
+      semantic?.onCommitted(events);
+    },
+  };
+}
+
 /** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
 export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
   const clock = deps.clock ?? Date.now;
@@ -83,33 +98,22 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const bus = deps.bus ?? new EventBus(redis?.target);
   // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
   const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
-  let semantic: Semantic | null = null;
-  const onCommit = (events: Parameters<EventBus['publish']>[0]) => {
-    bus.publish(events);
-    semantic?.onCommitted(events);
-  };
+  const sink = eventSink(bus);
+  const { dataDir, dbUrl, dbAuthToken, maxOpenWorkspaces: maxOpen } = config;
   const registry = new WorkspaceRegistry({
-    dataDir: config.dataDir,
-    dbUrl: config.dbUrl,
-    dbAuthToken: config.dbAuthToken,
-    clock,
-    onQuery: deps.onQuery,
-    onCommit,
-    maxOpen: config.maxOpenWorkspaces,
+    ...{ dataDir, dbUrl, dbAuthToken, clock, maxOpen },
+    ...{ onQuery: deps.onQuery, onCommit: sink.onCommit },
   });
   const control = lazyControl(config, clock);
   const logger = deps.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
-  const createContext = createContextFactory({
-    ...{ gate, registry, control, bus, realtime, clock, config },
-    semantic: () => semantic,
-  });
+  const contextDeps = { gate, registry, control, bus, realtime, clock, config, semantic: sink.semantic };
+  const createContext = createContextFactory(contextDeps);
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
   const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
   const controlHealthy = () => control().then((c) => c.tokensExist());
-  const address = () => http.address() as AddressInfo | null;
   // Trusted documents refuse every query text, which the direct path would only hand to Yoga.
   const directPost = deps.directPost !== false && !trusted;
   const handler = createHttpHandler({
@@ -121,7 +125,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     logger,
     metrics,
     directPost,
-    address,
+    address: () => http.address() as AddressInfo | null,
   });
   const http = createServer(handler.listener);
   const multicast = new Multicast(bus.streams, realtime.bufferMax);
@@ -135,7 +139,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     bus,
     http,
     control,
-    semantic: () => semantic,
+    semantic: sink.semantic,
     start: async () => {
       if (!isLoopback(config.host) && !(await gate.tokenMode())) {
         throw new Error(
@@ -143,7 +147,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
             'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
         );
       }
-      semantic ??= await startSemantic(config, logger);
+      if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       return listen(http, config);
     },
     stop: () => {
@@ -155,7 +159,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeIdleConnections();
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        await semantic?.close();
+        await sink.semantic()?.close();
         await registry.close();
         http.closeAllConnections();
         await closed;

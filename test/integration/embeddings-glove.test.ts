@@ -14,7 +14,7 @@ if (!haveGlove) console.warn(`skipping glove embedding tests: no ${GLOVE_PACKAGE
 // Converted once and shared by runs: the conversion streams 300 MB of JSON.
 const MODELS = process.env.SPHERE_MODELS_DIR ?? join(tmpdir(), 'mini-sphere-models');
 
-const glove = { kind: 'glove' as const, glovePath: GLOVE, modelsDir: MODELS };
+const glove = { glovePath: GLOVE, modelsDir: MODELS };
 const embeddingsConfig = (kind: 'off' | 'glove') => ({
   kind,
   url: null,
@@ -97,9 +97,14 @@ describe.skipIf(!haveGlove)('turning embeddings off', () => {
       'The team celebrated the release with cake.',
     ];
     for (const content of texts) await off.gqlOk(CAPTURE, { input: { content } });
-    const parts = (r: { recall: { hits: { entry: { id: string }; explain: Record<string, unknown> }[] } }) =>
+    // biome-ignore lint/suspicious/noExplicitAny: a GraphQL response body
+    const parts = (r: any) =>
       // Decay follows the clock between the recalls; every other part must be identical.
-      r.recall.hits.map((h) => ({ id: h.entry.id, ...h.explain, decay: undefined }));
+      r.recall.hits.map((h: { entry: { id: string }; explain: object }) => ({
+        id: h.entry.id,
+        ...h.explain,
+        decay: undefined,
+      }));
     const before = parts(await off.gqlOk(RECALL, { q: 'deploy migration friday' }));
     expect(before.length).toBeGreaterThan(1);
     await off.server.stop();
