@@ -97,7 +97,9 @@ async function serverFor(
 ): Promise<{ url: string; stop: () => Promise<void>; settled: () => Promise<void> }> {
   if (process.env.SPHERE_URL) return { url: process.env.SPHERE_URL, stop: async () => {}, settled: async () => {} };
   const dataDir = mkdtempSync(join(tmpdir(), 'sphere-bench-'));
-  const env = mode === 'glove' ? { SPHERE_EMBEDDINGS: 'glove', SPHERE_GLOVE_PATH: process.env.SPHERE_GLOVE_PATH } : {};
+  const { SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } = process.env;
+  // SPHERE_MODELS_DIR keeps the converted table between runs (converting streams 300 MB of JSON).
+  const env = mode === 'glove' ? { SPHERE_EMBEDDINGS: 'glove', SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } : {};
   const server = buildServer(
     loadConfig(env, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
   );

