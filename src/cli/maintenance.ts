@@ -3,7 +3,9 @@ import { usage } from '../contract/errors.ts';
 import { runStalenessPass } from '../memory/staleness.ts';
 import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
 import { reindexWorkspace } from '../ops/reindex.ts';
+import { reindexVectors } from '../ops/vectors.ts';
 import { listLocalWorkspaces, withWorkspace } from '../ops/workspace.ts';
+import { configuredVectorModel, createConfiguredEmbedder } from '../server/semantic.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
 import { CLI_ACTOR, type Command, print } from './command.ts';
@@ -14,7 +16,9 @@ export const MAINTENANCE_USAGE = `  migrate [--workspace W]    apply pending mig
   check --workspace W [--json]
                              check integrity, the full-text index, neighbour lists, references and the event log;
                              exit status 1 on any problem
-  reindex --workspace W      rebuild the full-text index and the neighbour lists`;
+  reindex --workspace W [--vectors]
+                             rebuild the full-text index and the neighbour lists; with --vectors, also every
+                             vector of the embedding model SPHERE_EMBEDDINGS names`;
 
 async function migrateCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, WORKSPACE);
@@ -64,15 +68,29 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
 
 async function checkCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG });
-  const report = await withWorkspace(config, workspaceArg(values.workspace), checkWorkspace);
+  const vectorModel = configuredVectorModel(config);
+  const report = await withWorkspace(config, workspaceArg(values.workspace), (ws) =>
+    checkWorkspace(ws, { vectorModel }),
+  );
   print(values.json ? JSON.stringify(report, null, 2) : formatCheckReport(report));
   return report.ok ? 0 : 1;
 }
 
 async function reindexCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseCommand(args, WORKSPACE);
-  const report = await withWorkspace(config, workspaceArg(values.workspace), (ws) => reindexWorkspace(ws, CLI_ACTOR));
-  print(`reindexed ${report.workspace}: ${report.documents} documents in ${report.ms} ms`);
+  const { values } = parseCommand(args, { ...WORKSPACE, vectors: { type: 'boolean' } });
+  if (values.vectors && config.embeddings.kind === 'off') {
+    throw usage('--vectors needs an embedding model: set SPHERE_EMBEDDINGS=glove or http');
+  }
+  const id = workspaceArg(values.workspace);
+  // The model loads before the workspace opens: a missing model changes nothing.
+  const embedder = values.vectors ? await createConfiguredEmbedder(config) : null;
+  await withWorkspace(config, id, async (ws) => {
+    const report = await reindexWorkspace(ws, CLI_ACTOR);
+    print(`reindexed ${report.workspace}: ${report.documents} documents in ${report.ms} ms`);
+    if (!embedder) return;
+    const v = await reindexVectors(ws, embedder, CLI_ACTOR);
+    print(`rebuilt vectors of ${v.workspace}: ${v.vectors} vectors of ${v.model} (${v.dropped} dropped) in ${v.ms} ms`);
+  });
   return 0;
 }
 

@@ -5,6 +5,7 @@ import type { Writer } from '../../db/writer.ts';
 import type { Embedder } from './embedder.ts';
 import { EmbedQueue } from './queue.ts';
 import { type VectorMatch, VectorMatrix } from './vector-index.ts';
+import { vectorCounts } from './vector-store.ts';
 
 /** What the semantic layer needs of a workspace: reads, and its one writer. */
 export interface WorkspaceAccess {
@@ -21,6 +22,17 @@ export interface CapturePlan {
   docs: number;
   /** Entries at or above the link threshold, most similar first. */
   neighbours: VectorMatch[];
+}
+
+/** What `stats` says of a workspace's vectors. */
+export interface SemanticStats {
+  model: string;
+  dim: number;
+  /** Entries holding a current vector of the model. */
+  vectors: number;
+  /** Entries still lacking one (being filled in by the queue). */
+  lacking: number;
+  thresholds: typeof SEMANTIC_CAPTURE;
 }
 
 export type SemanticLog = (message: string, fields: Record<string, unknown>) => void;
@@ -58,6 +70,13 @@ export class SemanticWorkspace {
   async vectors(): Promise<VectorMatrix> {
     await this.matrix.refresh(this.access.db);
     return this.matrix;
+  }
+
+  /** The workspace's vector counts for the model, and the thresholds capture applies. */
+  async stats(): Promise<SemanticStats> {
+    const { model, dim } = this.embedder;
+    const counts = await vectorCounts(this.access.db, { model, dim });
+    return { model, dim, vectors: counts.current, lacking: counts.lacking, thresholds: SEMANTIC_CAPTURE };
   }
 
   /**

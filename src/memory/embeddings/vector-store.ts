@@ -69,10 +69,28 @@ export async function entriesWithOldWeights(
     ORDER BY v.docs LIMIT ${limit}`);
 }
 
-/** How many entries lack a current vector for the model (what `check` and `stats` report). */
-export async function countLackingVectors(db: Db, model: VectorModel): Promise<number> {
-  const [row] = await db.all<{ n: number }>(sql`
-    SELECT count(*) AS n FROM entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
-    WHERE v.seq IS NULL OR v.model <> ${model.model} OR v.dim <> ${model.dim} OR v.content_hash <> e.content_hash`);
-  return Number(row?.n ?? 0);
+/** A model as `check` knows it from the configuration: the dimension may be unknown (null) until the endpoint is asked. */
+export interface ConfiguredModel {
+  model: string;
+  dim: number | null;
+}
+
+/**
+ * How many entries hold a current vector for the model, and how many lack one (none,
+ * another model's, or one made from other content): what `check` and `stats` report.
+ */
+export async function vectorCounts(db: Db, model: ConfiguredModel): Promise<{ current: number; lacking: number }> {
+  const [row] = await db.all<{ entries: number; current: number }>(sql`
+    SELECT (SELECT count(*) FROM entries) AS entries,
+      (SELECT count(*) FROM entry_vectors v JOIN entries e ON e.id = v.entry_id
+        WHERE v.model = ${model.model} AND (${model.dim} IS NULL OR v.dim = ${model.dim})
+          AND v.content_hash = e.content_hash) AS current`);
+  const current = Number(row?.current ?? 0);
+  return { current, lacking: Number(row?.entries ?? 0) - current };
+}
+
+/** Drops every stored vector, so the queue (or `reindex --vectors`) makes them all again. */
+export async function dropAllVectors(db: Db): Promise<number> {
+  const result = await db.run(sql`DELETE FROM entry_vectors`);
+  return result.rowsAffected;
 }
