@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { normalize } from '../../src/memory/embeddings/embedder.ts';
+import { GLOVE_WORDS, gloveModelName } from '../../src/memory/embeddings/factory.ts';
 import { embeddingWords, gloveVector } from '../../src/memory/embeddings/glove.ts';
 import {
   GLOVE_PACKAGE,
@@ -56,7 +57,8 @@ async function gloveTable(): Promise<GloveTable | null> {
   const source = process.env.SPHERE_GLOVE_PATH ?? join(process.cwd(), 'node_modules', GLOVE_PACKAGE);
   if (!gloveJsonPath(source)) return null;
   const models = process.env.SPHERE_MODELS_DIR ?? join(tmpdir(), 'mini-sphere-models');
-  return loadGloveTable(source, join(models, 'embeddings-server-glove-100k.i8'), 100_000);
+  // The server's own converted table: converting again would stream the 300 MB JSON twice.
+  return loadGloveTable(source, join(models, `${gloveModelName(GLOVE_WORDS)}.i8`), GLOVE_WORDS);
 }
 
 async function readJson(req: IncomingMessage): Promise<{ model?: string; input?: string | string[] }> {
