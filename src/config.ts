@@ -36,6 +36,25 @@ export interface Config {
   logLevel: string;
   /** Workspace databases kept open at once; idle ones beyond this are closed, least recently used first. */
   maxOpenWorkspaces: number;
+  /** The embedding binding for semantic recall: off (default), an OpenAI-compatible endpoint, or built-in GloVe. */
+  embeddings: EmbeddingsConfig;
+}
+
+export interface EmbeddingsConfig {
+  kind: 'off' | 'http' | 'glove';
+  url: string | null;
+  model: string | null;
+  apiKey: string | null;
+  /** The endpoint's vector size; null asks it once at start. */
+  dim: number | null;
+  /** The GloVe package's JSON or directory; null looks for the installed package. */
+  glovePath: string | null;
+  /** Where converted model tables are kept; null: `<dataDir>/_models`. */
+  modelsDir: string | null;
+  timeoutMs: number;
+  batchSize: number;
+  /** Bytes all workspaces' cached vectors may take together. */
+  cacheBytes: number;
 }
 
 // Unset and blank variables both mean "use the default".
@@ -88,6 +107,16 @@ const envSchema = z.object({
   ),
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
+  SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove']).default('off')),
+  SPHERE_EMBEDDINGS_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SPHERE_EMBEDDINGS_MODEL: optional,
+  SPHERE_EMBEDDINGS_API_KEY: optional,
+  SPHERE_EMBEDDINGS_DIM: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(8192).optional()),
+  SPHERE_EMBEDDINGS_TIMEOUT_MS: optional.pipe(z.coerce.number<string | undefined>().int().min(100).default(10_000)),
+  SPHERE_EMBEDDINGS_BATCH: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(2048).default(64)),
+  SPHERE_EMBEDDINGS_CACHE_MB: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(512)),
+  SPHERE_GLOVE_PATH: optional,
+  SPHERE_MODELS_DIR: optional,
 });
 
 /** Every environment variable the configuration reads (`mini-sphere help serve` lists each). */
@@ -113,6 +142,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw badInput(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.SPHERE_EMBEDDINGS === 'http' && (!e.SPHERE_EMBEDDINGS_URL || !e.SPHERE_EMBEDDINGS_MODEL)) {
+    throw badInput(
+      'invalid configuration: SPHERE_EMBEDDINGS=http needs SPHERE_EMBEDDINGS_URL and SPHERE_EMBEDDINGS_MODEL',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -133,6 +167,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     logLevel: e.LOG_LEVEL,
     maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,
+    embeddings: {
+      kind: e.SPHERE_EMBEDDINGS,
+      url: e.SPHERE_EMBEDDINGS_URL ?? null,
+      model: e.SPHERE_EMBEDDINGS_MODEL ?? null,
+      apiKey: e.SPHERE_EMBEDDINGS_API_KEY ?? null,
+      dim: e.SPHERE_EMBEDDINGS_DIM ?? null,
+      glovePath: e.SPHERE_GLOVE_PATH ? resolve(e.SPHERE_GLOVE_PATH) : null,
+      modelsDir: e.SPHERE_MODELS_DIR ? resolve(e.SPHERE_MODELS_DIR) : null,
+      timeoutMs: e.SPHERE_EMBEDDINGS_TIMEOUT_MS,
+      batchSize: e.SPHERE_EMBEDDINGS_BATCH,
+      cacheBytes: e.SPHERE_EMBEDDINGS_CACHE_MB * 1024 * 1024,
+    },
     ...overrides,
   };
 }

@@ -25,13 +25,17 @@ export const valueTypes = [
   'RecallOmission',
   'RecallResult',
   'ScoreExplain',
+  'SemanticStats',
+  'SemanticThresholds',
   'SetStatusPayload',
+  'SimilarEntry',
   'StalenessPassPayload',
   'StalenessReport',
   'TagCount',
   'TimeRange',
   'UnlinkPayload',
   'UpdatePayload',
+  'VectorArmStatus',
 ] as const;
 
 /** Types implementing `Node`, for fragments and `node`/`nodes` results. */

@@ -114,10 +114,17 @@ export const CATALOG: CommandEntry[] = [
   {
     name: 'reindex',
     summary: 'rebuild the full-text index and the neighbour lists of a workspace',
-    usage: ['reindex --workspace W'],
-    flags: [WORKSPACE_FLAG, HELP_FLAG],
+    usage: ['reindex --workspace W [--vectors]'],
+    flags: [
+      WORKSPACE_FLAG,
+      ['--vectors', 'also rebuild every vector of the embedding model SPHERE_EMBEDDINGS names'],
+      HELP_FLAG,
+    ],
     env: STORAGE_ENV,
-    examples: ['mini-sphere reindex --workspace acme'],
+    examples: [
+      'mini-sphere reindex --workspace acme',
+      'SPHERE_EMBEDDINGS=glove mini-sphere reindex --workspace acme --vectors',
+    ],
     load: maintenance('reindex'),
   },
   {

@@ -3,7 +3,9 @@ import { usage } from '../contract/errors.ts';
 import { runStalenessPass } from '../memory/staleness.ts';
 import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
 import { reindexWorkspace } from '../ops/reindex.ts';
+import { reindexVectors } from '../ops/vectors.ts';
 import { listLocalWorkspaces, withWorkspace } from '../ops/workspace.ts';
+import { configuredVectorModel, createConfiguredEmbedder } from '../server/semantic.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { CREATE_FLAG, JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
 import { CLI_ACTOR, type Command, print, printJson } from './command.ts';
@@ -63,16 +65,30 @@ async function checkCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG });
   const id = workspaceArg(values.workspace);
   requireWorkspace(config, id, values.create);
-  const report = await withWorkspace(config, id, checkWorkspace, { create: values.create });
+  const vectorModel = configuredVectorModel(config);
+  const report = await withWorkspace(config, id, (ws) => checkWorkspace(ws, { vectorModel }), {
+    create: values.create,
+  });
   if (values.json) printJson(report, 2);
   else print(formatCheckReport(report));
   return report.ok ? 0 : 1;
 }
 
 async function reindexCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseCommand(args, WORKSPACE);
-  const report = await withWorkspace(config, workspaceArg(values.workspace), (ws) => reindexWorkspace(ws, CLI_ACTOR));
-  print(`reindexed ${report.workspace}: ${report.documents} documents in ${report.ms} ms`);
+  const { values } = parseCommand(args, { ...WORKSPACE, vectors: { type: 'boolean' } });
+  if (values.vectors && config.embeddings.kind === 'off') {
+    throw usage('--vectors needs an embedding model: set SPHERE_EMBEDDINGS=glove or http');
+  }
+  const id = workspaceArg(values.workspace);
+  // The model loads before the workspace opens: a missing model changes nothing.
+  const embedder = values.vectors ? await createConfiguredEmbedder(config) : null;
+  await withWorkspace(config, id, async (ws) => {
+    const report = await reindexWorkspace(ws, CLI_ACTOR);
+    print(`reindexed ${report.workspace}: ${report.documents} documents in ${report.ms} ms`);
+    if (!embedder) return;
+    const v = await reindexVectors(ws, embedder, CLI_ACTOR);
+    print(`rebuilt vectors of ${v.workspace}: ${v.vectors} vectors of ${v.model} (${v.dropped} dropped) in ${v.ms} ms`);
+  });
   return 0;
 }
 

@@ -23,3 +23,12 @@ export const READ_DEFAULTS = {
   recent: { n: 20 },
   eventLog: { sinceSeq: 0, limit: 100 },
 } as const;
+
+/**
+ * Semantic capture (with an embedder configured): cosines between a new entry's vector and
+ * the workspace's. At `duplicate` or above, an ACTIVE entry is the same memory (BLOCKED, or
+ * MERGED when the capture brings new tags); from `similar` up it is reported as a near
+ * duplicate; from `link` up the two are linked RELATES_TO (INFERRED, weight = cosine), at
+ * most `linksMax` links per capture.
+ */
+export const SEMANTIC_CAPTURE = { duplicate: 0.95, similar: 0.85, link: 0.78, linksMax: 3, similarMax: 5 } as const;

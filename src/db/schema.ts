@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
   CAPTURE_OUTCOMES,
   CLAIM_TAGS,
@@ -122,6 +122,30 @@ export const events = sqliteTable(
   (t) => [index('events_entry_idx').on(t.entryId), index('events_type_idx').on(t.type, t.seq)],
 );
 
+/**
+ * Each entry's embedding for the configured model: a projection of the content, derived
+ * and rebuilt at will (`reindex --vectors`), never exported. `seq` only grows
+ * (AUTOINCREMENT), so a reader that remembers the last one it saw can load only what
+ * changed since. A row is current when its model, dimension and content hash match; `docs`
+ * is the workspace's document count whose term frequencies weighed the words (glove).
+ */
+export const entryVectors = sqliteTable(
+  'entry_vectors',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    entryId: text('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    model: text('model').notNull(),
+    dim: integer('dim').notNull(),
+    contentHash: text('content_hash').notNull(),
+    docs: integer('docs').notNull().default(0),
+    /** Little-endian float32 × dim, unit length. */
+    vector: blob('vector', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [uniqueIndex('entry_vectors_entry_unique').on(t.entryId), index('entry_vectors_model_idx').on(t.model, t.seq)],
+);
+
 /** Maintenance runs and other privileged operations on this workspace. */
 export const auditLog = sqliteTable('audit_log', {
   id: integer('id').primaryKey(),
@@ -131,7 +155,7 @@ export const auditLog = sqliteTable('audit_log', {
   details: text('details').notNull().default(sql`'{}'`),
 });
 
-export const schema = { entries, tags, edges, revisions, events, auditLog };
+export const schema = { entries, tags, edges, revisions, events, entryVectors, auditLog };
 
 export type EntryRow = typeof entries.$inferSelect;
 export type EdgeRow = typeof edges.$inferSelect;

@@ -1,4 +1,5 @@
 import type { EventBus } from '../events/bus.ts';
+import type { SemanticWorkspace } from '../memory/embeddings/semantic.ts';
 import type { Access } from '../workspaces/access.ts';
 import type { WriteQuota } from '../workspaces/rate-limit.ts';
 import type { WorkspaceView } from '../workspaces/registry.ts';
@@ -9,6 +10,8 @@ export interface Context {
   access: Access;
   workspace: WorkspaceView;
   loaders: Loaders;
+  /** The workspace's vectors and embedder; null while SPHERE_EMBEDDINGS is off. */
+  semantic: SemanticWorkspace | null;
   bus: EventBus;
   /** How subscription streams behave: idle log polling (Redis mode) and the live buffer bound. */
   realtime: { pollMs: number; bufferMax: number };

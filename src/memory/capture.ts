@@ -27,6 +27,8 @@ export interface CaptureResult {
   outcome: CaptureOutcome;
   entry: EntryRow;
   matchId: string | null;
+  /** Near duplicates (cosine in [similar, duplicate)) among stored entries; empty without embeddings. */
+  similar: { entry: EntryRow; score: number }[];
 }
 
 /** Validates everything about a capture that needs no database, so bad input never queues a write. */
@@ -65,7 +67,7 @@ const INSERT_SUPERSEDES =
 
 /** One multi-row INSERT per tag count (1 to LIMITS.tagsMax): each a statement the client keeps prepared. */
 const tagInserts: string[] = [];
-const insertTagsSql = (count: number): string =>
+export const insertTagsSql = (count: number): string =>
   (tagInserts[count] ??= `INSERT INTO tags (entry_id, tag) VALUES ${new Array(count).fill('(?, ?)').join(', ')}`);
 
 /**
@@ -100,7 +102,7 @@ export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
         plan.run('UPDATE entries SET status = ?, updated_at = ? WHERE id = ?', ['SUPERSEDED', plan.now, old.id]);
         plan.run(INSERT_SUPERSEDES, [entry.id, old.id, plan.now, plan.now]);
         plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
-        return { outcome: 'REPLACED', entry, matchId: old.id };
+        return { outcome: 'REPLACED', entry, matchId: old.id, similar: [] };
       },
     };
   }
@@ -112,19 +114,19 @@ export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
       if (!row) {
         const entry = insertEntry(plan, input, hash, newTags);
         plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
-        return { outcome: 'STORED', entry, matchId: null };
+        return { outcome: 'STORED', entry, matchId: null, similar: [] };
       }
       const existing = entryFromRow(row);
       const have = new Set(JSON.parse(String(row.tags_json)) as string[]);
       const missing = newTags.filter((t) => !have.has(t));
-      if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id };
+      if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id, similar: [] };
       plan.run(
         insertTagsSql(missing.length),
         missing.flatMap((tag) => [existing.id, tag]),
       );
       plan.run('UPDATE entries SET updated_at = ? WHERE id = ?', [plan.now, existing.id]);
       plan.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data: { addedTags: missing } });
-      return { outcome: 'MERGED', entry: { ...existing, updatedAt: plan.now }, matchId: existing.id };
+      return { outcome: 'MERGED', entry: { ...existing, updatedAt: plan.now }, matchId: existing.id, similar: [] };
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { Client } from '@libsql/client';
+import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
+import { checkVectors, type VectorCheck } from './vectors.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
 /** What `mini-sphere check` found; `ok` is false when `problems` is not empty. */
@@ -29,6 +31,11 @@ export interface CheckReport {
   staleNeighbours: number;
   /** The event log's seq must run 1..count with no gap. */
   eventLog: { count: number; minSeq: number | null; maxSeq: number | null; gapFree: boolean };
+  /**
+   * Entries with and without a current vector of the configured embedding model (null with
+   * embeddings off). Lacking vectors are no problem: the server's queue fills them in.
+   */
+  vectors: VectorCheck | null;
   checkedAt: string;
 }
 
@@ -43,9 +50,13 @@ const count = async (client: Reader, sql: string): Promise<number> =>
  * seq. Reads run in one read transaction (a consistent snapshot beside a running
  * server); the FTS check runs first on its own, as SQLite treats it as a write.
  */
-export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
+export async function checkWorkspace(
+  ws: OpsWorkspace,
+  opts: { vectorModel?: ConfiguredModel | null } = {},
+): Promise<CheckReport> {
   const problems: string[] = [];
   const ftsError = await checkFtsIndex(ws.client, problems);
+  const vectors = opts.vectorModel ? await checkVectors(ws, opts.vectorModel) : null;
   const tx = await ws.client.transaction('deferred');
   try {
     // Each check adds its problems in turn, so the report lists them in this order.
@@ -66,6 +77,7 @@ export async function checkWorkspace(ws: OpsWorkspace): Promise<CheckReport> {
       invalidEdges,
       staleNeighbours,
       eventLog,
+      vectors,
       checkedAt: new Date().toISOString(),
     };
   } finally {
@@ -178,6 +190,12 @@ export function formatCheckReport(r: CheckReport): string {
     `  neighbour lists  ${r.staleNeighbours === 0 ? 'ok' : `${r.staleNeighbours} OUT OF STEP`}`,
     `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,
   ];
+  if (r.vectors) {
+    const v = r.vectors;
+    lines.push(
+      `  vectors          ${v.model}: ${v.current} current, ${v.lacking} lacking${v.lacking > 0 ? ' (the server fills them in; reindex --vectors rebuilds all)' : ''}`,
+    );
+  }
   for (const p of r.problems) lines.push(`PROBLEM: ${p}`);
   return `${lines.join('\n')}\n`;
 }

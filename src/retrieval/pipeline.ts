@@ -24,6 +24,7 @@ import {
 } from './rerank.ts';
 import { planSnippets } from './snippet.ts';
 import { rewriteTemporal } from './temporal.ts';
+import { searchVectors, type VectorArmResult, type VectorSource } from './vector.ts';
 
 export interface RecallInput {
   query: string;
@@ -50,6 +51,8 @@ export interface RecallExplain {
   bm25: number | null;
   graphScore: number | null;
   vectorRank: number | null;
+  /** Beyond the contract: cosine of the entry's vector to the query's (null: no vector arm, or no vector yet). */
+  cosine: number | null;
   rrf: number;
   /** Beyond the contract: relative bm25 plus neighbour support (see RANKING_POLICY.neighbourSupport). */
   match: number;
@@ -84,6 +87,18 @@ export interface RecallOutput {
   budgetChars: number | null;
   omitted: { entryId: string; reason: string }[];
   policyVersion: string;
+  /** The vector arm's part, or null when no embedder is configured. */
+  vectorArm: VectorArmStatus | null;
+}
+
+export interface VectorArmStatus {
+  model: string;
+  /** Vectors searched (after a narrowing prefilter). */
+  searched: number;
+  /** Candidates that had no vector yet: ranked by the other arms only. */
+  withoutVector: number;
+  /** Why the arm did not run, or null. */
+  skipped: string | null;
 }
 
 /** Entries tagged this are machine-written patterns, never returned by recall. */
@@ -104,6 +119,7 @@ interface Scored {
   bm25: number | null;
   node: WalkNode | null;
   graphScore: number | null;
+  cosine: number | null;
   match: number;
   coverage: number;
   decay: number;
@@ -196,6 +212,7 @@ function emptyOutput(
     budgetChars: full ? null : RANKING_POLICY.snippet.totalChars,
     omitted: [],
     policyVersion: RANKING_POLICY.version,
+    vectorArm: null,
   };
 }
 
@@ -216,7 +233,12 @@ function checkDate(value: Date | null | undefined, field: string): Date | null {
  * out.timeRange?.phrase; // 'last week'
  * out.hits[0].explain;   // { keywordRank: 1, bm25: 7.1, graphScore: 1, rrf: 0.0328, ... }
  */
-export async function recallEntries(db: Db, input: RecallInput, now: Date = new Date()): Promise<RecallOutput> {
+export async function recallEntries(
+  db: Db,
+  input: RecallInput,
+  now: Date = new Date(),
+  vectors: VectorSource | null = null,
+): Promise<RecallOutput> {
   const args = readArgs(input, now);
   const { query, topK, full, asOf } = args;
   const { timeRange, queryUsed } = rewriteTemporal(query, asOf);
@@ -240,12 +262,22 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   }
   const match = buildMatchExpression(terms);
   if (match === null) return empty();
-  const candidates = await gatherCandidates(db, match, prefilter, args.hops);
-  if (!candidates) return empty();
+  const narrowed =
+    Boolean(kinds || tags.length > 0 || filter.statuses?.length || filter.volatilities?.length) ||
+    Boolean(filter.claimTags?.length || args.since || args.until || timeRange);
+  const vector = vectors ? await searchVectors(db, vectors, queryUsed, prefilter, narrowed) : null;
+  const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector);
+  if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
   const queryStems = [...new Set(terms.map(lightStem))];
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   keepBelowSuccessors(scored);
-  return finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+  return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
+}
+
+function armStatus(vector: VectorArmResult, scored: readonly Scored[]): VectorArmStatus {
+  const withoutVector = scored.filter((s) => s.cosine === null).length;
+  return { model: vector.model, searched: vector.searched, withoutVector, skipped: vector.skipped };
 }
 
 /** recall's arguments, each checked against its limit. */
@@ -273,21 +305,29 @@ interface Candidates {
   fused: ReturnType<typeof fuseRankings>;
   /** Every edge between two candidates, heaviest first (edgesAmong). */
   edges: EdgeRow[];
+  vector: VectorArmResult | null;
 }
 
 /**
  * The keyword arm, then the graph arm from its best hits, hydrated through the prefilter
  * and fused by RRF; null when the keyword arm finds nothing.
  */
-async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: number): Promise<Candidates | null> {
+async function gatherCandidates(
+  db: Db,
+  match: string,
+  prefilter: SQL,
+  hops: number,
+  vector: VectorArmResult | null,
+): Promise<Candidates | null> {
   const policy = RANKING_POLICY;
   const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit);
-  if (keyword.length === 0) return null;
+  const near = vector?.ranking ?? [];
+  if (keyword.length === 0 && near.length === 0) return null;
   // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
   // match outranks a neighbour of a weak one; the seeds themselves are ranked in the arm too
   // (otherwise every neighbour would tie with keyword rank 1).
   let walk: WalkNode[] = [];
-  if (hops > 0) {
+  if (hops > 0 && keyword.length > 0) {
     const top = keyword[0]!.bm25;
     const seeds = keyword
       .slice(0, policy.graph.seedCount)
@@ -295,7 +335,7 @@ async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: num
     const options = { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap, viaEdges: false };
     walk = (await walkGraph(db, seeds, hops, options)).nodes;
   }
-  const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id)])];
+  const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id), ...near.map((m) => m.id)])];
   // One request for both: the edges among all candidates hold the ones the walk arrived by
   // (a node's predecessor is always kept with it) and the links neighbour smoothing needs.
   const [entryRows = [], edgeList = []] = await readTogether(db, [hydrateQuery(ids, prefilter), edgesAmongQuery(ids)]);
@@ -306,8 +346,16 @@ async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: num
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
   const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
   const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
-  const fused = fuseRankings({ KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)), GRAPH: graphRanking });
-  return { keyword, nodes, rows, fused, edges };
+  const arms: Parameters<typeof fuseRankings>[0] = {
+    KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)),
+    GRAPH: graphRanking,
+  };
+  if (vector)
+    arms.VECTOR = near
+      .map((m) => m.id)
+      .filter((id) => rows.has(id))
+      .slice(0, policy.vector.candidateLimit);
+  return { keyword, nodes, rows, fused: fuseRankings(arms), edges, vector };
 }
 
 /** Links among the fused candidates, both ways, for neighbour smoothing. */
@@ -325,7 +373,7 @@ function neighboursAmong(edges: readonly EdgeRow[], ids: string[]): Map<string, 
 /** Every fused candidate with its score parts (see RecallExplain) and final score. */
 function scoreCandidates(
   db: Db,
-  { keyword, nodes, rows, fused, edges }: Candidates,
+  { keyword, nodes, rows, fused, edges, vector }: Candidates,
   terms: string[],
   queryStems: string[],
   asOfMs: number,
@@ -335,7 +383,8 @@ function scoreCandidates(
     fused.map((c) => c.id),
   );
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
-  const best = -keyword[0]!.bm25;
+  const best = keyword.length > 0 ? -keyword[0]!.bm25 : 0;
+  const vectorMatch = vectorMatcher(vector);
   const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
   const stemsById = new Map(fused.map((c) => [c.id, entryStems(db, rows.get(c.id)!.entry)]));
   return fused.map((c) => {
@@ -344,9 +393,14 @@ function scoreCandidates(
     const node = nodes.get(c.id) ?? null;
     const linked = neighbours.get(c.id) ?? [];
     const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
+    const cosine = vector ? vector.cosineOf(c.id) : null;
     const parts = {
       rrf: c.rrf,
-      match: Math.max(relative(c.id) + RANKING_POLICY.neighbourSupport * support, node?.score ?? 0),
+      match: Math.max(
+        relative(c.id) + RANKING_POLICY.neighbourSupport * support,
+        node?.score ?? 0,
+        vectorMatch(cosine),
+      ),
       coverage: coverageFactor(
         stems,
         linked.map((n) => stemsById.get(n.id)!),
@@ -361,10 +415,19 @@ function scoreCandidates(
       bm25,
       node,
       graphScore: node?.score ?? null,
+      cosine,
       stems,
       ...score(hydrated, parts, asOfMs),
     };
   });
+}
+
+/** The vector arm's match strength for a cosine (see RANKING_POLICY.vector); 0 without the arm. */
+function vectorMatcher(vector: VectorArmResult | null): (cosine: number | null) => number {
+  const best = vector?.ranking[0]?.cosine ?? 0;
+  if (!vector || best <= 0) return () => 0;
+  const { matchWeight, sharpness } = RANKING_POLICY.vector;
+  return (cosine) => (cosine === null || cosine <= 0 ? 0 : matchWeight * Math.min(1, cosine / best) ** sharpness);
 }
 
 /**
@@ -469,6 +532,7 @@ function finish(input: FinishInput): RecallOutput {
     budgetChars: plan.budgetChars,
     omitted: omitted.slice(0, policy.omittedMax).map(({ entryId, reason }) => ({ entryId, reason })),
     policyVersion: policy.version,
+    vectorArm: null,
   };
 }
 
@@ -488,6 +552,7 @@ function toHit(s: Scored, rank: number, snippet: { text: string; truncated: bool
       bm25: s.bm25,
       graphScore: s.graphScore,
       vectorRank: s.ranks.VECTOR ?? null,
+      cosine: s.cosine,
       rrf: s.rrf,
       match: s.match,
       coverage: s.coverage,
@@ -563,6 +628,7 @@ async function listTimeRange(db: Db, input: TimeListInput): Promise<RecallOutput
         bm25: null,
         node: null,
         graphScore: null,
+        cosine: null,
         stems,
         ...score(rows.get(r.id)!, parts, asOfMs),
       };

@@ -6,6 +6,7 @@ import { tokenIdOf } from '../contract/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
 import { createLoaders } from '../graphql/loaders.ts';
+import type { Semantic } from '../memory/embeddings/semantic.ts';
 import type { Access } from '../workspaces/access.ts';
 import { Authenticator, type Credentials } from '../workspaces/auth.ts';
 import type { ControlStore } from '../workspaces/control.ts';
@@ -121,6 +122,8 @@ export interface ContextDeps {
   realtime: Context['realtime'];
   clock: () => number;
   config: Pick<Config, 'rateLimit'>;
+  /** The embedding binding, or null while off. */
+  semantic: () => Semantic | null;
 }
 
 /** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
@@ -136,6 +139,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
       access,
       workspace,
       loaders: createLoaders(workspace.db),
+      semantic: deps.semantic()?.workspace(workspace) ?? null,
       bus: deps.bus,
       realtime: deps.realtime,
       now: deps.clock,

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { QueryListener } from '../db/client.ts';
 import { EventBus } from '../events/bus.ts';
 import { createRedisTarget, type RedisStatus } from '../events/redis.ts';
+import type { Semantic } from '../memory/embeddings/semantic.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
@@ -13,6 +14,7 @@ import { createHttpHandler } from './http.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
+import { startSemantic } from './semantic.ts';
 import { loadTrustedDocuments } from './trusted-documents.ts';
 import { attachWebSockets } from './ws.ts';
 import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
@@ -28,6 +30,8 @@ export interface MiniSphereServer {
   readonly registry: WorkspaceRegistry;
   readonly bus: EventBus;
   readonly http: Server;
+  /** The embedding binding once started; null while off (SPHERE_EMBEDDINGS). */
+  semantic(): Semantic | null;
   /** The control database (tokens, audit log), opened on first use. */
   control(): Promise<ControlStore>;
   /** Redis's state (null without REDIS_URL); `settled` waits up to `ms` for the first connection to succeed or fail. */
@@ -77,6 +81,21 @@ function lazyControl(config: Config, clock: () => number): (() => Promise<Contro
   });
 }
 
+/** Where committed events go: subscribers, and the embedding queue once it runs. */
+function eventSink(bus: EventBus) {
+  let semantic: Semantic | null = null;
+  return {
+    semantic: () => semantic,
+    set: (s: Semantic | null) => {
+      semantic = s;
+    },
+    onCommit: (events: Parameters<EventBus['publish']>[0]) => {
+      bus.publish(events);
+      semantic?.onCommitted(events);
+    },
+  };
+}
+
 /** The event bus: the one given, in-process, or fanned out through Redis (whose trouble goes to the log). */
 function createBus(config: Config, deps: ServerDeps, logger: Logger) {
   if (deps.bus || !config.redisUrl) return { bus: deps.bus ?? new EventBus(), redis: null };
@@ -109,13 +128,14 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const { bus, redis } = createBus(config, deps, logger);
   // Only a bus that can drop messages (Redis) needs subscribers to look at the log while idle.
   const realtime = { pollMs: redis ? 1_000 : 0, bufferMax: 1_000 };
-  const onCommit = (events: Parameters<EventBus['publish']>[0]) => bus.publish(events);
-  const registry = createRegistry(config, { ...deps, clock, logger }, onCommit);
+  const sink = eventSink(bus);
+  const registry = createRegistry(config, { ...deps, clock, logger }, sink.onCommit);
   const control = lazyControl(config, clock);
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
-  const createContext = createContextFactory({ gate, registry, control, bus, realtime, clock, config });
+  const contextDeps = { gate, registry, control, bus, realtime, clock, config, semantic: sink.semantic };
+  const createContext = createContextFactory(contextDeps);
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
   const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
   const controlHealthy = () => control().then((c) => c.tokensExist());
@@ -148,6 +168,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     control,
     redis,
     logger,
+    semantic: sink.semantic,
     start: async () => {
       if (!isLoopback(config.host) && !(await gate.tokenMode())) {
         throw new Error(
@@ -155,6 +176,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
             'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
         );
       }
+      if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       return listen(http, config);
     },
     stop: () => {
@@ -166,6 +188,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeIdleConnections();
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        await sink.semantic()?.close();
         await registry.close();
         http.closeAllConnections();
         await closed;

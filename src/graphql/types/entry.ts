@@ -2,10 +2,11 @@ import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import type { CaptureOutcome } from '../../contract/enums.ts';
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { revisionNodeId } from '../../contract/node-ids.ts';
-import { READ_DEFAULTS } from '../../contract/policy.ts';
+import { READ_DEFAULTS, SEMANTIC_CAPTURE } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureWrite, checkCaptureInput } from '../../memory/capture.ts';
+import { captureWithPlan } from '../../memory/capture-semantic.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
@@ -142,8 +143,20 @@ function revisionAfter(cursor: string): number {
   return decodeCursor(cursor, 'revisions', ['integer'], 'after')[0] as number;
 }
 
+type SimilarEntry = { entry: EntryRow; score: number };
+
+const SimilarEntryRef = builder.objectRef<SimilarEntry>('SimilarEntry').implement({
+  description: `A stored entry whose meaning is close to a capture's (embeddings on). ${VALUE}`,
+  fields: (t) => ({
+    entry: t.field({ type: EntryRef, description: 'The similar entry.', resolve: (r) => r.entry }),
+    score: t.exposeFloat('score', { description: 'Cosine similarity of the two entries’ vectors (0..1).' }),
+  }),
+});
+
 const CaptureResultRef = builder
-  .objectRef<{ outcome: CaptureOutcome; entry: EntryRow; matchId: string | null }>('CaptureResult')
+  .objectRef<{ outcome: CaptureOutcome; entry: EntryRow; matchId: string | null; similar?: SimilarEntry[] }>(
+    'CaptureResult',
+  )
   .implement({
     description: `What a capture did and the entry it concerns. ${VALUE}`,
     fields: (t) => ({
@@ -160,6 +173,11 @@ const CaptureResultRef = builder
       matchId: t.exposeID('matchId', {
         nullable: true,
         description: 'The matching entry (BLOCKED, MERGED) or the replaced one (REPLACED).',
+      }),
+      similar: t.field({
+        type: [SimilarEntryRef],
+        description: `Near duplicates of a STORED entry: stored entries whose vectors' cosine is at least ${SEMANTIC_CAPTURE.similar} but below the duplicate threshold ${SEMANTIC_CAPTURE.duplicate}. Empty when embeddings are off or computed after the capture (an endpoint).`,
+        resolve: (r) => r.similar ?? [],
       }),
     }),
   });
@@ -251,6 +269,11 @@ builder.mutationFields((t) => ({
       'Stores a memory. With `replaces`, the new entry supersedes that one (REPLACED); an entry with the same content is reused instead, gaining any new tags (MERGED) or left as it is (BLOCKED); otherwise STORED.',
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
-    resolve: (_r, { input }, ctx) => runWrite(ctx, captureWrite(captureOf(input))),
+    resolve: async (_r, { input }, ctx) => {
+      // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
+      const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
+      const capture = captureOf(input);
+      return runWrite(ctx, plan ? (scope) => captureWithPlan(scope, capture, plan) : captureWrite(capture));
+    },
   }),
 }));

@@ -24,7 +24,12 @@ const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
     }),
     vectorRank: t.exposeInt('vectorRank', {
       nullable: true,
-      description: 'Rank in the vector arm (no vector arm yet).',
+      description: 'Rank in the vector arm (embeddings on; null when the arm did not rank it).',
+    }),
+    cosine: t.exposeFloat('cosine', {
+      nullable: true,
+      description:
+        'Cosine similarity of the entry’s vector to the query’s; null when embeddings are off or the entry has no vector yet.',
     }),
     rrf: t.exposeFloat('rrf', { description: 'Reciprocal rank fusion score (k = 60) over the arms.' }),
     decay: t.exposeFloat('decay', { description: 'Time decay factor by volatility, with its floor.' }),
@@ -84,6 +89,21 @@ const RecallOmissionRef = builder.objectRef<RecallOutput['omitted'][number]>('Re
   }),
 });
 
+const VectorArmRef = builder.objectRef<NonNullable<RecallOutput['vectorArm']>>('VectorArmStatus').implement({
+  description: `What the vector arm of a recall did (embeddings on). ${VALUE}`,
+  fields: (t) => ({
+    model: t.exposeString('model', { description: 'The embedding model.' }),
+    searched: t.exposeInt('searched', { description: 'Vectors searched (after the prefilter when it narrows).' }),
+    withoutVector: t.exposeInt('withoutVector', {
+      description: 'Candidates with no vector yet (embedding pending): ranked by the other arms only.',
+    }),
+    skipped: t.exposeString('skipped', {
+      nullable: true,
+      description: 'Why the arm did not run (the embedder failed): recall fell back to keyword and graph.',
+    }),
+  }),
+});
+
 const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implement({
   description: `Ranked memories for a plain-language query, within a character budget. ${VALUE}`,
   fields: (t) => ({
@@ -108,6 +128,12 @@ const RecallResultRef = builder.objectRef<RecallOutput>('RecallResult').implemen
       resolve: (r) => r.omitted,
     }),
     policyVersion: t.exposeString('policyVersion', { description: 'The ranking policy that scored this result.' }),
+    vectorArm: t.field({
+      type: VectorArmRef,
+      nullable: true,
+      description: 'The vector arm’s part; null when embeddings are off (SPHERE_EMBEDDINGS).',
+      resolve: (r) => r.vectorArm,
+    }),
   }),
 });
 
@@ -160,7 +186,14 @@ builder.queryFields((t) => ({
         hops: args.hops ?? undefined,
         full: args.full ?? undefined,
       };
-      const result = await recallEntries(readDb(ctx), input, new Date(ctx.now()));
+      const db = readDb(ctx);
+      const semantic = ctx.semantic;
+      const vectors = semantic && {
+        model: semantic.embedder.model,
+        embedQuery: async (text: string) => (await semantic.embedder.embed(db, [text], 'query')).vectors[0]!,
+        vectors: () => semantic.vectors(),
+      };
+      const result = await recallEntries(db, input, new Date(ctx.now()), vectors);
       // recall_count + 1 for what was returned, written shortly after through the writer.
       ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
       for (const hit of result.hits) ctx.loaders.entry.prime(hit.entry.id, hit.entry);

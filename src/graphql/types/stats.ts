@@ -1,6 +1,7 @@
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import type { EntryRow } from '../../db/schema.ts';
 import { type Brief, buildBrief } from '../../memory/brief.ts';
+import type { SemanticStats } from '../../memory/embeddings/semantic.ts';
 import {
   type CountBy,
   type TagCount,
@@ -34,6 +35,37 @@ const CountByRef = builder.objectRef<CountBy>('CountBy').implement({
   }),
 });
 
+const SemanticThresholdsRef = builder.objectRef<SemanticStats['thresholds']>('SemanticThresholds').implement({
+  description: `The cosine thresholds semantic capture applies (the ranking policy's). ${VALUE}`,
+  fields: (t) => ({
+    duplicate: t.exposeFloat('duplicate', {
+      description: 'At or above: a capture is the same memory as an ACTIVE entry (BLOCKED, or MERGED with new tags).',
+    }),
+    similar: t.exposeFloat('similar', {
+      description: 'At or above (below `duplicate`): stored, and the entry is reported in `CaptureResult.similar`.',
+    }),
+    link: t.exposeFloat('link', { description: 'At or above: linked RELATES_TO, INFERRED, weight = cosine.' }),
+    linksMax: t.exposeInt('linksMax', { description: 'Most links one capture makes.' }),
+  }),
+});
+
+const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').implement({
+  description: `The workspace's vectors for the configured embedding model (SPHERE_EMBEDDINGS). ${VALUE}`,
+  fields: (t) => ({
+    model: t.exposeString('model', { description: 'The embedding model.' }),
+    dim: t.exposeInt('dim', { description: 'Its vector size.' }),
+    vectors: t.exposeInt('vectors', { description: 'Entries holding a current vector of the model.' }),
+    lacking: t.exposeInt('lacking', {
+      description: 'Entries lacking one (new, changed, or of another model): filled in by the background queue.',
+    }),
+    thresholds: t.field({
+      type: SemanticThresholdsRef,
+      description: 'The thresholds of semantic capture.',
+      resolve: (s) => s.thresholds,
+    }),
+  }),
+});
+
 const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
   description: 'Counts over the whole workspace: one per workspace, so `workspace` is its cache key.',
   fields: (t) => ({
@@ -54,6 +86,12 @@ const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
     }),
     byClaimTag: t.field({ type: [CountByRef], description: 'Entries per claim tag.', resolve: (s) => s.byClaimTag }),
     edgesByType: t.field({ type: [CountByRef], description: 'Edges per type.', resolve: (s) => s.edgesByType }),
+    semantic: t.field({
+      type: SemanticStatsRef,
+      nullable: true,
+      description: 'Vectors and thresholds of semantic recall; null when embeddings are off (SPHERE_EMBEDDINGS).',
+      resolve: (_s, _a, ctx) => ctx.semantic?.stats() ?? null,
+    }),
     oldestAt: t.field({
       type: 'DateTime',
       nullable: true,

@@ -1,0 +1,151 @@
+import { SEMANTIC_CAPTURE } from '../../contract/policy.ts';
+import { autoLink } from './auto-link.ts';
+import type { SemanticOptions, SemanticWorkspace } from './semantic.ts';
+import { entriesLackingVectors, entriesWithOldWeights, writeVector } from './vector-store.ts';
+
+/** Retry delays after a failed batch: doubling from 1 s up to a minute. */
+const BACKOFF_MS = { first: 1_000, max: 60_000 };
+
+type Pending = Awaited<ReturnType<typeof entriesLackingVectors>>;
+
+/**
+ * Fills in a workspace's missing vectors after commit, so a capture never waits on the
+ * embedder. The table is the queue: each pass reads entries lacking a current vector
+ * (past a cursor, from the start after content changed), a batch at a time, so memory stays
+ * one batch whatever the backlog. A failed batch is logged and retried with backoff; the
+ * entries meanwhile recall by keyword.
+ */
+export class EmbedQueue {
+  readonly #ws: SemanticWorkspace;
+  readonly #opts: SemanticOptions;
+  readonly #batch: number;
+  #cursor = 0;
+  #again = false;
+  #running: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #delay = 0;
+  #closed = false;
+  /** The document count at the last re-weighing (glove): the next comes once the workspace doubles. */
+  #weighedAt = 0;
+
+  constructor(ws: SemanticWorkspace, opts: SemanticOptions) {
+    this.#ws = ws;
+    this.#opts = opts;
+    this.#batch = opts.batchSize ?? 64;
+  }
+
+  get busy(): boolean {
+    return this.#running !== null || this.#timer !== null;
+  }
+
+  /** Asks for a pass; `fromStart` when content of older entries may have changed. */
+  schedule(fromStart: boolean): void {
+    if (this.#closed) return;
+    if (fromStart) this.#cursor = 0;
+    if (this.#timer) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#drain().finally(() => {
+      this.#running = null;
+      if (this.#again && !this.#closed && !this.#timer) {
+        this.#again = false;
+        this.schedule(false);
+      }
+    });
+  }
+
+  /** Resolves once nothing is queued, running or waiting to retry. */
+  async idle(): Promise<void> {
+    while (this.#running || this.#timer || this.#again) {
+      if (this.#running) await this.#running;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    const { db } = this.#ws.access;
+    const model = { model: this.#ws.embedder.model, dim: this.#ws.embedder.dim };
+    try {
+      for (;;) {
+        if (this.#closed) return;
+        const rows = await entriesLackingVectors(db, model, this.#cursor, this.#batch);
+        if (rows.length === 0) break;
+        await this.#embedAndStore(rows);
+        this.#cursor = rows[rows.length - 1]!.n;
+      }
+      if (this.#ws.embedder.kind === 'glove') await this.#reweigh();
+      this.#delay = 0;
+    } catch (error) {
+      this.#delay = Math.min(BACKOFF_MS.max, this.#delay === 0 ? BACKOFF_MS.first : this.#delay * 2);
+      this.#opts.log('embedding failed; entries recall by keyword until it succeeds', {
+        workspace: this.#ws.id,
+        model: model.model,
+        retryInMs: this.#delay,
+        err: error instanceof Error ? error.message : String(error),
+      });
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        this.schedule(false);
+      }, this.#delay);
+      this.#timer.unref();
+    }
+  }
+
+  /** Re-weighs vectors made when the workspace had under half its documents now (glove's IDF). */
+  async #reweigh(): Promise<void> {
+    const { db } = this.#ws.access;
+    const model = { model: this.#ws.embedder.model, dim: this.#ws.embedder.dim };
+    const matrix = await this.#ws.vectors();
+    const docs = matrix.size;
+    if (docs < 2 * this.#weighedAt || docs < 8) return;
+    for (;;) {
+      if (this.#closed) return;
+      const rows = await entriesWithOldWeights(db, model, Math.floor(docs / 2), this.#batch);
+      if (rows.length === 0) break;
+      await this.#embedAndStore(rows, false);
+    }
+    this.#weighedAt = docs;
+  }
+
+  /** Embeds a batch, stores the vectors in one write and, for new vectors of a network model, links look-alikes. */
+  async #embedAndStore(rows: Pending, link = true): Promise<void> {
+    const { db, writer } = this.#ws.access;
+    const embedder = this.#ws.embedder;
+    const model = { model: embedder.model, dim: embedder.dim };
+    const { vectors, docs } = await embedder.embed(
+      db,
+      rows.map((r) => r.content),
+      'document',
+    );
+    const stored = await writer.run(async (scope) => {
+      const out: { id: string; vector: Float32Array }[] = [];
+      for (const [i, r] of rows.entries()) {
+        const vector = vectors[i]!;
+        if (await writeVector(scope.db, model, { entryId: r.id, contentHash: r.contentHash, docs, vector })) {
+          out.push({ id: r.id, vector });
+        }
+      }
+      return out;
+    });
+    // Inline models linked at capture; a network model's links come now, each its own write and LINKED event.
+    if (!link || embedder.inline) return;
+    const matrix = await this.#ws.vectors();
+    for (const { id, vector } of stored) {
+      const near = await matrix.search(vector, SEMANTIC_CAPTURE.linksMax + 1);
+      await autoLink(
+        writer,
+        id,
+        near.filter((m) => m.id !== id && m.cosine >= SEMANTIC_CAPTURE.link),
+      );
+    }
+  }
+}

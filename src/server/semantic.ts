@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import type { Embedder } from '../memory/embeddings/embedder.ts';
+import { createEmbedder, GLOVE_WORDS, gloveModelName } from '../memory/embeddings/factory.ts';
+import { Semantic } from '../memory/embeddings/semantic.ts';
+import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
+import type { Logger } from './observability.ts';
+
+/** The embedder SPHERE_EMBEDDINGS names (not `off`), loaded: what the server and `reindex --vectors` use. */
+export function createConfiguredEmbedder(config: Config): Promise<Embedder> {
+  const e = config.embeddings;
+  if (e.kind === 'off') throw new Error('SPHERE_EMBEDDINGS is off');
+  return createEmbedder({
+    kind: e.kind,
+    glovePath: e.glovePath,
+    // Beside the workspace files, in a folder, so it is never taken for a workspace.
+    cacheDir: e.modelsDir ?? join(config.dataDir, '_models'),
+    gloveWords: GLOVE_WORDS,
+    http: {
+      url: e.url ?? '',
+      model: e.model ?? '',
+      apiKey: e.apiKey,
+      dim: e.dim,
+      timeoutMs: e.timeoutMs,
+      queryTimeoutMs: Math.min(e.timeoutMs, 2_000),
+      batchSize: e.batchSize,
+      attempts: 3,
+    },
+  });
+}
+
+/**
+ * The model whose vectors count, known from the configuration alone (nothing loaded, no
+ * endpoint asked; the dimension only when configured), or null with embeddings off.
+ */
+export function configuredVectorModel(config: Config): ConfiguredModel | null {
+  const e = config.embeddings;
+  if (e.kind === 'off') return null;
+  return e.kind === 'glove' ? { model: gloveModelName(GLOVE_WORDS), dim: null } : { model: e.model ?? '', dim: e.dim };
+}
+
+/**
+ * The embedding binding the configuration asks for, loaded before the server listens (the
+ * glove table is converted on the first start), or null when SPHERE_EMBEDDINGS is off: then
+ * nothing of it is loaded and recall and capture run exactly as without it.
+ */
+export async function startSemantic(config: Config, logger: Logger): Promise<Semantic | null> {
+  const e = config.embeddings;
+  if (e.kind === 'off') return null;
+  const started = performance.now();
+  const embedder = await createConfiguredEmbedder(config);
+  logger.info(
+    { model: embedder.model, dim: embedder.dim, ms: Math.round(performance.now() - started), bytes: embedder.bytes },
+    'embeddings ready',
+  );
+  return new Semantic({
+    embedder,
+    cacheBytes: e.cacheBytes,
+    batchSize: e.batchSize,
+    log: (message, fields) => logger.warn(fields, message),
+  });
+}
