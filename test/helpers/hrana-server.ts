@@ -41,6 +41,8 @@ export interface RoundTrip {
   database: string;
   /** The first words of each statement it carried (BEGIN IMMEDIATE, INSERT INTO entries, …). */
   statements: string[];
+  /** How many statements it ran, those given by the id of a stored SQL text (which `statements` leaves out) included. */
+  steps: number;
 }
 
 export interface DropRule {
@@ -267,7 +269,7 @@ export class HranaTestServer {
       if (req.method !== 'POST') throw new HttpError(405, { error: 'POST only' });
       const request = parseJson(body);
       const statements = sqlOf(request);
-      this.log.push({ database: name, statements: statements.map(firstWords) });
+      this.log.push({ database: name, statements: statements.map(firstWords), steps: stepsOf(request) });
       const drop = this.#takeDrop(statements);
       if (drop === 'before') return void req.socket.destroy();
       const delay = this.#delays.find((r) => statements.some((s) => r.match.test(s)));
@@ -647,6 +649,15 @@ function errorResult(message: string, code: string): Json {
 }
 
 /** Every SQL text a pipeline body carries, in order. */
+function stepsOf(body: Json): number {
+  let n = 0;
+  for (const r of (body.requests as Json[] | undefined) ?? []) {
+    if (r.type === 'execute') n++;
+    n += (((r.batch as Json | undefined)?.steps as Json[] | undefined) ?? []).length;
+  }
+  return n;
+}
+
 function sqlOf(body: Json): string[] {
   const out: string[] = [];
   for (const r of (body.requests as Json[] | undefined) ?? []) {
