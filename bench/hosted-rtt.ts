@@ -8,6 +8,7 @@
  *   npx tsx bench/hosted-rtt.ts                      # 10 ms per round trip
  *   npx tsx bench/hosted-rtt.ts --rtt 25 --entries 300 --captures 320 --recalls 60
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,33 @@ async function roundTrips(hrana: HranaTestServer, run: () => Promise<unknown>) {
   return { inline, deferred: hrana.roundTrips(WS) - inline, requests };
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux); null elsewhere. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Captures per pipelined group, `size×count`, from the requests that carried a COMMIT: each
+ * load capture (one tag) is three statements (entry, tag, event), then the COMMIT.
+ */
+function groupSizes(hrana: HranaTestServer): string {
+  const sizes = new Map<number, number>();
+  for (const r of hrana.log) {
+    if (r.database !== WS || !r.statements.includes('COMMIT')) continue;
+    const size = (r.steps - 1) / 3;
+    sizes.set(size, (sizes.get(size) ?? 0) + 1);
+  }
+  return [...sizes]
+    .sort((a, b) => a[0] - b[0])
+    .map(([size, n]) => `${size}×${n}`)
+    .join(' ');
+}
+
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
@@ -126,6 +154,9 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
 
     const total = opts.captures;
     let next = 0;
+    hrana.resetCounts();
+    const serverCpu = cpuMsOf(serve.child.pid ?? 0);
+    const ownCpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: opts.clients }, async () => {
@@ -140,6 +171,18 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
     console.log(
       `\ncaptures with ${opts.clients} clients: ${total} in ${seconds.toFixed(1)} s = ${capturesPerSecond.toFixed(1)}/s`,
     );
+    console.log(
+      `  requests per capture ${(hrana.roundTrips(WS) / total).toFixed(2)}; group sizes ${groupSizes(hrana)}`,
+    );
+    // Throughput here is bounded by CPU long before round trips: both processes share the machine.
+    const own = process.cpuUsage(ownCpu);
+    const serverNow = cpuMsOf(serve.child.pid ?? 0);
+    if (serverCpu !== null && serverNow !== null) {
+      const perCapture = (ms: number) => (ms / total).toFixed(2);
+      console.log(
+        `  CPU ms per capture: server ${perCapture(serverNow - serverCpu)}, clients + test service ${perCapture((own.user + own.system) / 1000)}`,
+      );
+    }
 
     const times: number[] = [];
     for (let i = 0; i < opts.recalls; i++) {

@@ -41,6 +41,8 @@ export interface RoundTrip {
   database: string;
   /** The first words of each statement it carried (BEGIN IMMEDIATE, INSERT INTO entries, …). */
   statements: string[];
+  /** How many statements it ran, those given by the id of a stored SQL text (which `statements` leaves out) included. */
+  steps: number;
 }
 
 export interface DropRule {
@@ -267,7 +269,7 @@ export class HranaTestServer {
       if (req.method !== 'POST') throw new HttpError(405, { error: 'POST only' });
       const request = parseJson(body);
       const statements = sqlOf(request);
-      this.log.push({ database: name, statements: statements.map(firstWords) });
+      this.log.push({ database: name, statements: statements.map(firstWords), steps: stepsOf(request) });
       const drop = this.#takeDrop(statements);
       if (drop === 'before') return void req.socket.destroy();
       const delay = this.#delays.find((r) => statements.some((s) => r.match.test(s)));
@@ -333,6 +335,11 @@ export class HranaTestServer {
       // No busy timeout: a wait would block this one thread, and with it the lock holder.
       conn = new Database(db.path, { timeout: 0 });
       conn.exec('PRAGMA journal_mode = WAL');
+      // sqld runs SQLite on threads of its own, so one database's fsync never holds up the
+      // requests of others; here SQLite runs on the one thread that also serves every HTTP
+      // request, and an fsync per COMMIT (tens of ms on a busy disk) would stall them all.
+      // Without it a commit still survives the process being killed, the faults tests make.
+      conn.exec('PRAGMA synchronous = NORMAL');
     }
     const stream: Stream = {
       id: randomBytes(12).toString('base64url'),
@@ -543,7 +550,28 @@ function execute(conn: Conn, sql: string, stmt: Json): Json {
 /** Literals and comments removed: what is left shows whether a text holds more than one statement. */
 const LITERALS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g;
 
-function prepare(conn: Conn, sql: string): ReturnType<Conn['prepare']> {
+type Prepared = ReturnType<Conn['prepare']>;
+
+/** Statements prepared on each connection, by SQL text: sqld keeps them too, and parsing is most of a small statement's cost. */
+const preparedOn = new WeakMap<Conn, Map<string, Prepared>>();
+const PREPARED_MAX = 256;
+
+function prepare(conn: Conn, sql: string): Prepared {
+  let cache = preparedOn.get(conn);
+  if (!cache) {
+    cache = new Map();
+    preparedOn.set(conn, cache);
+  }
+  let prepared = cache.get(sql);
+  if (prepared === undefined) {
+    prepared = prepareOnce(conn, sql);
+    if (cache.size >= PREPARED_MAX) cache.clear();
+    cache.set(sql, prepared);
+  }
+  return prepared;
+}
+
+function prepareOnce(conn: Conn, sql: string): Prepared {
   // libsql ignores whatever follows the first statement; sqld refuses it.
   const bare = sql.replace(LITERALS, '');
   // A trigger's body holds statements of its own, between BEGIN and its last END.
@@ -621,6 +649,15 @@ function errorResult(message: string, code: string): Json {
 }
 
 /** Every SQL text a pipeline body carries, in order. */
+function stepsOf(body: Json): number {
+  let n = 0;
+  for (const r of (body.requests as Json[] | undefined) ?? []) {
+    if (r.type === 'execute') n++;
+    n += (((r.batch as Json | undefined)?.steps as Json[] | undefined) ?? []).length;
+  }
+  return n;
+}
+
 function sqlOf(body: Json): string[] {
   const out: string[] = [];
   for (const r of (body.requests as Json[] | undefined) ?? []) {

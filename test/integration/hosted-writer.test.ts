@@ -51,6 +51,41 @@ describe('pipelined group commit', () => {
     expect(hrana.roundTrips('group')).toBeLessThanOrEqual(3);
   });
 
+  it('opens the next group while the one before it commits, and that group reads what it wrote', async () => {
+    hrana.resetCounts();
+    const begins = () => hrana.log.filter((r) => r.statements.includes('BEGIN IMMEDIATE')).length;
+    // The first group's COMMIT is held long enough for the next group's first request to arrive.
+    hrana.delay({ match: /^COMMIT/, ms: 1_500 });
+    const first = opened.writer.run(captureWrite({ content: 'committed while the next group opens', tags: ['a'] }));
+    const second = opened.writer.run(captureWrite({ content: 'committed while the next group opens', tags: ['b'] }));
+    const a = await first;
+    // The second capture (the same content, so a group of its own) was sent before the first was answered.
+    expect(begins()).toBe(2);
+    const b = await second;
+    expect([a.outcome, b.outcome]).toEqual(['STORED', 'MERGED']);
+    expect(b.entry.id).toBe(a.entry.id);
+    const tags = fileRows(`SELECT tag FROM tags WHERE entry_id = '${a.entry.id}' ORDER BY tag`).map((r) => r.tag);
+    expect(tags).toEqual(['a', 'b']);
+    const seqs = fileRows('SELECT seq FROM events ORDER BY seq').map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it('when a group opened early follows a failing statement, its writes run after the failing group, in order', async () => {
+    const before = published.length;
+    const broken = opened.writer.run({ reads: [], decide: (plan) => plan.run('INSERT INTO no_such_table VALUES (2)') });
+    const stored = opened.writer.run(captureWrite({ content: 'stored beside a broken write', tags: ['x'] }));
+    // The same content: a group of its own, opened while the group above commits and fails.
+    const merged = opened.writer.run(captureWrite({ content: 'stored beside a broken write', tags: ['y'] }));
+    expect(String(((await broken.catch((e: unknown) => e)) as Error).message)).toMatch(/no such table/);
+    const [x, y] = await Promise.all([stored, merged]);
+    expect([x.outcome, y.outcome]).toEqual(['STORED', 'MERGED']);
+    const tags = fileRows(`SELECT tag FROM tags WHERE entry_id = '${x.entry.id}' ORDER BY tag`).map((r) => r.tag);
+    expect(tags).toEqual(['x', 'y']);
+    const seqs = fileRows('SELECT seq FROM events ORDER BY seq').map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(published.slice(before).map((e) => e.outcome)).toEqual(['STORED', 'MERGED']);
+  });
+
   it('a statement that fails takes only its own write down, and the event log stays gap-free', async () => {
     const before = published.length;
     const broken = opened.writer.run({ reads: [], decide: (plan) => plan.run('INSERT INTO no_such_table VALUES (1)') });
