@@ -232,7 +232,7 @@ export async function recallEntries(db: Db, input: RecallInput, now: Date = new 
   }
   const match = buildMatchExpression(terms);
   if (match === null) return empty();
-  const candidates = await gatherCandidates(db, match, prefilter, args.hops);
+  const candidates = await gatherCandidates(db, match, prefilter, args.hops, terms);
   if (!candidates) return empty();
   const queryStems = [...new Set(terms.map(lightStem))];
   const scored = await scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
@@ -269,9 +269,15 @@ interface Candidates {
  * The keyword arm, then the graph arm from its best hits, hydrated through the prefilter
  * and fused by RRF; null when the keyword arm finds nothing.
  */
-async function gatherCandidates(db: Db, match: string, prefilter: SQL, hops: number): Promise<Candidates | null> {
+async function gatherCandidates(
+  db: Db,
+  match: string,
+  prefilter: SQL,
+  hops: number,
+  terms: readonly string[],
+): Promise<Candidates | null> {
   const policy = RANKING_POLICY;
-  const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit);
+  const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit, terms);
   if (keyword.length === 0) return null;
   // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
   // match outranks a neighbour of a weak one; the seeds themselves are ranked in the arm too
