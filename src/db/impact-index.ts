@@ -64,17 +64,6 @@ export async function readFtsTotals(db: Db): Promise<FtsTotals> {
   return { rows, tokens };
 }
 
-/** Token counts of documents, from FTS5's docsize records (one varint: the one column). */
-export async function readDocLengths(db: Db, ns: readonly number[]): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  if (ns.length === 0) return out;
-  const rows = await db.all<{ id: number; sz: unknown }>(
-    sql`SELECT id, sz FROM entries_fts_docsize WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ns)}))`,
-  );
-  for (const r of rows) out.set(Number(r.id), readVarint(asBytes(r.sz), 0)[0]);
-  return out;
-}
-
 const HEX = "'123456789ABCDEF'";
 /** Byte `i` (1-based) of a blob, in SQL: its two hex digits looked up ('0' is not found: 0). */
 const byteSql = (blob: string, i: number) =>
@@ -110,6 +99,7 @@ export interface ImpactBuildReport {
 export async function rebuildImpactIndex(db: Db, shape: ImpactShape = IMPACT_INDEX): Promise<ImpactBuildReport> {
   await db.run(sql`DELETE FROM impact_terms`);
   await db.run(sql`DELETE FROM impact_postings`);
+  await db.run(sql`DELETE FROM impact_docs`);
   await db.run(sql`DELETE FROM impact_meta`);
   const { rows, tokens } = await readFtsTotals(db);
   const minDocs = Math.max(shape.frequentMinDocs, Math.ceil(rows * shape.frequentShare));
@@ -121,9 +111,16 @@ export async function rebuildImpactIndex(db: Db, shape: ImpactShape = IMPACT_IND
   );
   let postings = 0;
   try {
-    for (const { term, docs } of frequent) postings += await buildTermHead(db, term, Number(docs), shape.headPostings);
+    await db.run(sql`CREATE TEMP TABLE impact_forward (n INTEGER, id INTEGER, tf INTEGER, dl INTEGER)`);
+    for (const [i, { term, docs }] of frequent.entries()) {
+      postings += await buildTermHead(db, { id: i + 1, term, docs: Number(docs) }, shape.headPostings);
+    }
+    await db.run(sql`INSERT INTO impact_docs (n, dl, terms)
+      SELECT n, max(dl), group_concat(id || ':' || tf, ' ') FROM (SELECT * FROM temp.impact_forward ORDER BY n, id)
+      GROUP BY n`);
   } finally {
     await db.run(sql`DROP TABLE IF EXISTS temp.impact_build`);
+    await db.run(sql`DROP TABLE IF EXISTS temp.impact_forward`);
   }
   return { terms: frequent.length, postings, avgdl };
 }
@@ -150,12 +147,20 @@ async function headThreshold(db: Db, headPostings: number): Promise<number> {
   return row ? Number(row.impact) : 0;
 }
 
-async function buildTermHead(db: Db, term: string, docs: number, headPostings: number): Promise<number> {
+/** One frequent term: its head, its row in impact_terms, and its counts for the entries' rows. */
+async function buildTermHead(
+  db: Db,
+  { id, term, docs }: { id: number; term: string; docs: number },
+  headPostings: number,
+): Promise<number> {
   await weighTerm(db, term);
   const threshold = await headThreshold(db, headPostings);
   await db.run(sql`INSERT INTO impact_postings (term, impact, n, tf, dl)
     SELECT ${term}, impact, n, tf, dl FROM temp.impact_build WHERE impact >= ${threshold}`);
-  await db.run(sql`INSERT INTO impact_terms (term, threshold, docs) VALUES (${term}, ${threshold}, ${docs})`);
+  await db.run(sql`INSERT INTO temp.impact_forward (n, id, tf, dl) SELECT n, ${id}, tf, dl FROM temp.impact_build`);
+  await db.run(
+    sql`INSERT INTO impact_terms (id, term, threshold, docs) VALUES (${id}, ${term}, ${threshold}, ${docs})`,
+  );
   const [row] = await db.all<{ c: number }>(sql`SELECT count(*) AS c FROM impact_postings WHERE term = ${term}`);
   return Number(row?.c ?? 0);
 }
@@ -182,18 +187,21 @@ export async function checkImpactIndex(db: Db, sample = 3): Promise<ImpactCheck>
   const terms = Number(counts?.terms ?? 0);
   const postings = Number(counts?.postings ?? 0);
   if (terms > 0 && Number(counts?.meta) !== 1) problems.push('the impact index has terms but no reference length');
-  const picked = await db.all<{ term: string; threshold: number; docs: number }>(sql`
-    SELECT term, threshold, docs FROM (SELECT * FROM impact_terms ORDER BY docs LIMIT ${sample})
-    UNION SELECT term, threshold, docs FROM (SELECT * FROM impact_terms ORDER BY random() LIMIT 1)`);
+  const picked = await db.all<{ id: number; term: string; threshold: number; docs: number }>(sql`
+    SELECT id, term, threshold, docs FROM (SELECT * FROM impact_terms ORDER BY docs LIMIT ${sample})
+    UNION SELECT id, term, threshold, docs FROM (SELECT * FROM impact_terms ORDER BY random() LIMIT 1)`);
   try {
-    for (const t of picked) problems.push(...(await checkTerm(db, t.term, Number(t.threshold), Number(t.docs))));
+    for (const t of picked) problems.push(...(await checkTerm(db, t)));
   } finally {
     await db.run(sql`DROP TABLE IF EXISTS temp.impact_build`);
   }
   return { terms, postings, sampled: picked.map((t) => t.term), problems };
 }
 
-async function checkTerm(db: Db, term: string, threshold: number, docs: number): Promise<string[]> {
+async function checkTerm(
+  db: Db,
+  { id, term, threshold, docs }: { id: number; term: string; threshold: number; docs: number },
+): Promise<string[]> {
   const problems: string[] = [];
   const [vocab] = await db.all<{ doc: number }>(sql`SELECT doc FROM impact_fts_terms WHERE term = ${term}`);
   if (Number(vocab?.doc ?? 0) !== docs) {
@@ -206,6 +214,15 @@ async function checkTerm(db: Db, term: string, threshold: number, docs: number):
   const [[missing], [extra]] = await Promise.all([differ(fresh, stored), differ(stored, fresh)]);
   if (Number(missing?.c) > 0 || Number(extra?.c) > 0) {
     problems.push(`impact index: "${term}" misses ${missing?.c} and has ${extra?.c} postings that should not be there`);
+  }
+  // The entries' rows: "id:tf" of this term in exactly the documents FTS5 has it in.
+  const key = ` ${id}:`;
+  const counted = sql`SELECT n, CAST(substr(' ' || terms, instr(' ' || terms, ${key}) + ${key.length}) AS INTEGER) AS tf
+    FROM impact_docs WHERE instr(' ' || terms, ${key}) > 0`;
+  const all = sql`SELECT n, tf FROM temp.impact_build`;
+  const [[lost], [stray]] = await Promise.all([differ(all, counted), differ(counted, all)]);
+  if (Number(lost?.c) > 0 || Number(stray?.c) > 0) {
+    problems.push(`impact index: "${term}" is missing from ${lost?.c} entries' term rows and wrong in ${stray?.c}`);
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { ftsTermsOf } from '../db/fts-tokens.ts';
-import { IMPACT_INDEX, readDocLengths, readFtsTotals } from '../db/impact-index.ts';
+import { IMPACT_INDEX, readFtsTotals } from '../db/impact-index.ts';
 import type { KeywordHit } from './keyword.ts';
 import { LruCache } from './lru.ts';
 import { buildMatchExpression } from './query.ts';
@@ -11,8 +11,10 @@ import { buildMatchExpression } from './query.ts';
  * every match in FTS5 is the better plan.
  */
 const RARE_MATCHES_MAX = 20_000;
-/** Candidates go through the prefilter this many at a time, best bound first. */
-const FILTER_CHUNK = 512;
+/** Candidates are scored this many at a time, best bound first. */
+const RANK_CHUNK = 256;
+/** Past this many candidates scored, ranking in FTS5 is the better plan. */
+const RANK_MAX = 8_192;
 /**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
@@ -38,17 +40,14 @@ function ftsTerms(words: readonly string[]): (string | null)[] {
 interface Phrase {
   match: string;
   /** Its impact list, when its term has one. */
-  list: { term: string; threshold: number; idf: number; cap: number } | null;
+  list: { id: number; term: string; threshold: number; idf: number; cap: number } | null;
 }
 
-/** A document some list or rare term reached, with what is known of its score. */
+/** A document some list or rare term reached, with what is known of its score before it is read. */
 interface Candidate {
   n: number;
-  /** Each phrase's exact contribution, or NaN where only a bound is known. */
+  /** Each phrase's exact contribution, or NaN where only its list's cap is known. */
   parts: Float64Array;
-  /** Token count, when read. */
-  dl: number | null;
-  lower: number;
   upper: number;
 }
 
@@ -64,14 +63,14 @@ function termWeight(tf: number, dl: number, avgdl: number): number {
  *
  * A frequent term's list holds its heaviest postings (drizzle/0003_impact.sql); a rare
  * term's matches come from FTS5 whole, with their exact weights. Every document reached
- * gets a lower bound (what is known) and an upper bound (plus, for each list it is not
- * in, the most a posting left out of that list can weigh). A document reached by nothing
- * weighs at most the sum of those caps. When `limit` candidates that pass the prefilter
- * beat that sum, the rest cannot enter the ranking (a threshold algorithm, Fagin's TA
- * with whole lists read); the ones whose bound still reaches into it get their missing
- * terms counted in FTS5 (one highlight() per document, never a scan), and the ranking is
- * bm25 computed as FTS5 computes it. Otherwise this returns null and the caller asks
- * FTS5 for everything.
+ * gets an upper bound: what is known, plus for each list it is not in the most a posting
+ * left out of that list can weigh. A document reached by nothing weighs at most the sum of
+ * those caps. Candidates are then taken best bound first, through the prefilter and with
+ * their exact bm25 (their frequent terms' counts are one row of impact_docs away), until
+ * the next bound falls below the `limit`-th score: a threshold algorithm (Fagin's TA, the
+ * lists read whole). When nothing unreached can beat that score either, the ranking is
+ * final, computed as FTS5 computes it to the last bit; otherwise this returns null and
+ * the caller asks FTS5 for everything.
  *
  * @example
  * const hits = await searchKeywordByImpact(db, ['deploy', 'friday'], buildPrefilter({}), 100);
@@ -88,16 +87,11 @@ export async function searchKeywordByImpact(
   const { phrases, avgdl } = setup;
   const candidates = await reachCandidates(db, phrases, avgdl);
   if (!candidates) return null;
+  const ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
   const outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
-  const passed = await filterBest(db, candidates, prefilter, limit);
-  if (passed.hits.length < limit) return null;
-  const floor = kthLower(passed.hits, limit);
   // Strictly: a document outside tied with the last hit could come first by rowid.
-  if (!(outside < floor)) return null;
-  const contenders = passed.hits.filter((c) => c.upper >= floor);
-  await resolve(db, phrases, contenders, avgdl);
-  contenders.sort((a, b) => b.lower - a.lower || a.n - b.n);
-  return contenders.slice(0, limit).map((c, i) => ({ id: passed.ids.get(c.n)!, rank: i + 1, bm25: -c.lower }));
+  if (!ranked || !(outside < ranked.floor)) return null;
+  return ranked.hits.map((h, i) => ({ id: h.id, rank: i + 1, bm25: -h.score }));
 }
 
 /** The phrases, with the lists of the frequent ones; null when no term has a list. */
@@ -111,8 +105,15 @@ async function readPhrases(db: Db, terms: readonly string[]) {
   const totals = await readFtsTotals(db);
   // idf through SQLite's ln(): the C library's log, as FTS5's own bm25() takes it (the
   // engine's log and JavaScript's may differ in the last bit).
-  const rows = await db.all<{ term: string; threshold: number; docs: number; avgdl: number; idf: number }>(sql`
-    SELECT t.term AS term, t.threshold AS threshold, t.docs AS docs, m.avgdl AS avgdl,
+  const rows = await db.all<{
+    id: number;
+    term: string;
+    threshold: number;
+    docs: number;
+    avgdl: number;
+    idf: number;
+  }>(sql`
+    SELECT t.id AS id, t.term AS term, t.threshold AS threshold, t.docs AS docs, m.avgdl AS avgdl,
       ln((${totals.rows} - t.docs + 0.5) / (t.docs + 0.5)) AS idf
     FROM impact_terms t CROSS JOIN impact_meta m
     WHERE t.term IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`);
@@ -127,7 +128,7 @@ async function readPhrases(db: Db, terms: readonly string[]) {
     const idf = Number(row.idf) <= 0 ? 1e-6 : Number(row.idf);
     const threshold = Number(row.threshold);
     const cap = ((idf * threshold) / IMPACT_INDEX.scale) * drift * BOUND_SLACK;
-    return { match, list: { term: row.term, threshold, idf, cap } };
+    return { match, list: { id: Number(row.id), term: row.term, threshold, idf, cap } };
   });
   return { phrases, avgdl };
 }
@@ -138,7 +139,7 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
   const get = (n: number) => {
     let c = out.get(n);
     if (!c) {
-      c = { n, parts: new Float64Array(phrases.length).fill(Number.NaN), dl: null, lower: 0, upper: 0 };
+      c = { n, parts: new Float64Array(phrases.length).fill(Number.NaN), upper: 0 };
       out.set(n, c);
     }
     return c;
@@ -151,11 +152,7 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
         head = await db.all(sql`SELECT n, tf, dl FROM impact_postings WHERE term = ${p.list.term}`);
         heads.set(p.list.term, head);
       }
-      for (const r of head) {
-        const c = get(Number(r.n));
-        c.dl = Number(r.dl);
-        c.parts[i] = p.list.idf * termWeight(Number(r.tf), c.dl, avgdl);
-      }
+      for (const r of head) get(Number(r.n)).parts[i] = p.list.idf * termWeight(Number(r.tf), Number(r.dl), avgdl);
       continue;
     }
     const rows = await db.all<{ n: number; bm25: number }>(sql`
@@ -174,68 +171,71 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
   return out;
 }
 
-/** Lower bound: the known parts summed in phrase order (exact when all are known); upper: plus the caps. */
+/** Upper bound: the known parts plus, for each list the document is not in, that list's cap. */
 function bound(c: Candidate, phrases: Phrase[]): void {
-  let lower = 0;
+  let sum = 0;
   let open = 0;
-  phrases.forEach((p, i) => {
+  for (const [i, p] of phrases.entries()) {
     const part = c.parts[i]!;
     if (Number.isNaN(part)) open += p.list!.cap;
-    else lower += part;
-  });
-  c.lower = lower;
-  c.upper = open > 0 ? (lower + open) * BOUND_SLACK : lower;
+    else sum += part;
+  }
+  c.upper = open > 0 ? (sum + open) * BOUND_SLACK : sum;
 }
 
-const kthLower = (hits: Candidate[], k: number) =>
-  hits
-    .map((c) => c.lower)
-    .sort((a, b) => b - a)
-    .at(k - 1)!;
+/** The frequent terms' counts of one entry ("id:tf id:tf"). */
+function parseCounts(terms: string | null): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pair of terms ? terms.split(' ') : []) {
+    const colon = pair.indexOf(':');
+    out.set(Number(pair.slice(0, colon)), Number(pair.slice(colon + 1)));
+  }
+  return out;
+}
+
+interface Ranked {
+  id: string;
+  n: number;
+  score: number;
+}
 
 /**
- * The candidates that pass the prefilter, taken best upper bound first until the rest
- * cannot reach the `limit`-th lower bound of those that passed.
+ * The best `limit` candidates that pass the prefilter, each with its exact bm25 score
+ * summed in phrase order as FTS5 sums it; taken best bound first until the next bound is
+ * below the `limit`-th score (returned as `floor`). Null when that takes too many.
  */
-async function filterBest(db: Db, candidates: Map<number, Candidate>, prefilter: SQL, limit: number) {
+async function rankBest(
+  db: Db,
+  { phrases, avgdl }: { phrases: Phrase[]; avgdl: number },
+  candidates: Map<number, Candidate>,
+  prefilter: SQL,
+  limit: number,
+): Promise<{ hits: Ranked[]; floor: number } | null> {
   const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
-  const hits: Candidate[] = [];
-  const ids = new Map<number, string>();
-  for (let at = 0; at < order.length; at += FILTER_CHUNK) {
-    if (hits.length >= limit && order[at]!.upper < kthLower(hits, limit)) break;
-    const chunk = order.slice(at, at + FILTER_CHUNK);
-    const rows = await db.all<{ n: number; id: string }>(sql`
-      SELECT e.n AS n, e.id AS id FROM entries e
+  let hits: Ranked[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  for (let at = 0; at < order.length; at += RANK_CHUNK) {
+    if (hits.length >= limit && order[at]!.upper < floor) break;
+    if (at >= RANK_MAX) return null;
+    const chunk = order.slice(at, at + RANK_CHUNK);
+    const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
+      SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
+      FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
       WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(chunk.map((c) => c.n))})) AND ${prefilter}`);
-    for (const r of rows) ids.set(Number(r.n), r.id);
-    for (const c of chunk) if (ids.has(c.n)) hits.push(c);
-  }
-  return { hits, ids };
-}
-
-/** Counts, in FTS5, the terms a contender's lists left open, and makes its score exact. */
-async function resolve(db: Db, phrases: Phrase[], contenders: Candidate[], avgdl: number): Promise<void> {
-  const open = contenders.filter((c) => c.parts.some(Number.isNaN));
-  if (open.length === 0) return;
-  const lengths = await readDocLengths(
-    db,
-    open.filter((c) => c.dl === null).map((c) => c.n),
-  );
-  for (const c of open) c.dl ??= lengths.get(c.n) ?? 0;
-  for (const [i, p] of phrases.entries()) {
-    const need = open.filter((c) => Number.isNaN(c.parts[i]));
-    if (need.length === 0) continue;
-    // highlight() adds one character per occurrence of the phrase: the term frequency, read
-    // from this one document without FTS5 counting the whole term as bm25() would.
-    const rows = await db.all<{ n: number; tf: number }>(sql`
-      SELECT rowid AS n, length(highlight(entries_fts, 0, char(1), '')) - length(content) AS tf
-      FROM entries_fts
-      WHERE entries_fts MATCH ${p.match} AND rowid IN (SELECT value FROM json_each(${JSON.stringify(need.map((c) => c.n))}))`);
-    const tfs = new Map(rows.map((r) => [Number(r.n), Number(r.tf)]));
-    for (const c of need) {
-      const tf = tfs.get(c.n) ?? 0;
-      c.parts[i] = tf === 0 ? 0 : p.list!.idf * termWeight(tf, c.dl!, avgdl);
+    for (const r of rows) {
+      const c = candidates.get(Number(r.n))!;
+      const counts = parseCounts(r.terms);
+      let score = 0;
+      for (const [i, p] of phrases.entries()) {
+        const tf = p.list ? (counts.get(p.list.id) ?? 0) : 0;
+        score += p.list ? (tf === 0 ? 0 : p.list.idf * termWeight(tf, Number(r.dl), avgdl)) : c.parts[i]!;
+      }
+      hits.push({ id: r.id, n: c.n, score });
     }
+    hits.sort((a, b) => b.score - a.score || a.n - b.n);
+    hits = hits.slice(0, limit);
+    if (hits.length >= limit) floor = hits[limit - 1]!.score;
   }
-  for (const c of open) bound(c, phrases);
+  if (hits.length < limit) return null;
+  return { hits, floor };
 }
