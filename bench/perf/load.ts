@@ -23,6 +23,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Client, InStatement } from '@libsql/client';
 import { drizzleFor, locateWorkspace, MIGRATIONS_FOLDER, migrateDb, openClient } from '../../src/db/client.ts';
+import { type ImpactBuildReport, rebuildImpactIndex } from '../../src/db/impact-index.ts';
 import { contentHash } from '../../src/memory/model.ts';
 import { CORPUS_VERSION, type CorpusEdge, type CorpusEntry, generateCorpus } from './corpus.ts';
 
@@ -39,6 +40,8 @@ export interface LoadReport {
   tags: number;
   seconds: number;
   bytes: number;
+  /** The impact index built at the end, as an import into a new workspace builds it. */
+  impact?: ImpactBuildReport & { seconds: number; bytes: number };
   cached: boolean;
 }
 
@@ -88,6 +91,7 @@ export async function buildTemplate(
   for (const suffix of ['.db', '.db-wal', '.db-shm']) rmSync(join(templateDir, building + suffix), { force: true });
   const started = performance.now();
   const client = await openWorkspaceFile(templateDir, building);
+  let impact: LoadReport['impact'];
   let entryCount = 0;
   let edgeCount = 0;
   let tagCount = 0;
@@ -174,6 +178,7 @@ export async function buildTemplate(
     await flushEdges();
     await tx.commit();
     await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    impact = await buildImpact(client, join(templateDir, `${building}.db`), log);
   } finally {
     client.close();
   }
@@ -186,11 +191,28 @@ export async function buildTemplate(
     tags: tagCount,
     seconds: (performance.now() - started) / 1000,
     bytes: statSync(file).size,
+    impact,
     cached: false,
   };
   const { cached: _cached, ...meta } = report;
   writeFileSync(`${file}.json`, JSON.stringify(meta));
   return report;
+}
+
+/**
+ * Builds the impact index of a loaded file (the step `import` ends with for a new
+ * workspace) and reports its time and the bytes it added to the file.
+ */
+export async function buildImpact(client: Client, file: string, log: (line: string) => void) {
+  const before = statSync(file).size;
+  const started = performance.now();
+  log('  building the impact index');
+  const db = drizzleFor(client);
+  const report = await db.transaction(async (tx) => rebuildImpactIndex(tx));
+  await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+  const seconds = (performance.now() - started) / 1000;
+  log(`  impact index: ${report.terms} terms, ${report.postings} postings in ${seconds.toFixed(1)} s`);
+  return { ...report, seconds, bytes: statSync(file).size - before };
 }
 
 /** Copies a template to `<dataDir>/<workspace>.db` (removing any WAL left from an earlier run). */
