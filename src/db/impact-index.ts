@@ -56,9 +56,17 @@ const asBytes = (blob: unknown): Uint8Array =>
  * the one column), which is what bm25() itself reads for N and the average length.
  */
 export async function readFtsTotals(db: Db): Promise<FtsTotals> {
-  const [row] = await db.all<{ block: unknown }>(sql`SELECT block FROM entries_fts_data WHERE id = 1`);
-  if (!row) return { rows: 0, tokens: 0 };
-  const bytes = asBytes(row.block);
+  const [row] = await db.all<{ block: unknown }>(sql`SELECT block FROM ${FTS_TOTALS}`);
+  return decodeFtsTotals(row?.block);
+}
+
+/** Where FTS5 keeps its totals record, for reading it inside another statement. */
+export const FTS_TOTALS = sql`entries_fts_data WHERE id = 1`;
+
+/** The totals record's two varints (a missing record: an empty table). */
+export function decodeFtsTotals(block: unknown): FtsTotals {
+  const bytes = asBytes(block);
+  if (bytes.length === 0) return { rows: 0, tokens: 0 };
   const [rows, next] = readVarint(bytes, 0);
   const [tokens] = readVarint(bytes, next);
   return { rows, tokens };

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { ftsTermsOf } from '../db/fts-tokens.ts';
-import { IMPACT_INDEX, readFtsTotals } from '../db/impact-index.ts';
+import { decodeFtsTotals, FTS_TOTALS, IMPACT_INDEX } from '../db/impact-index.ts';
 import type { KeywordHit } from './keyword.ts';
 import { LruCache } from './lru.ts';
 import { buildMatchExpression } from './query.ts';
@@ -102,30 +102,38 @@ async function readPhrases(db: Db, terms: readonly string[]) {
   const ftsTermOf = ftsTerms(listable.map((t) => t ?? ''));
   const wanted = [...new Set(ftsTermOf.filter((t, i): t is string => t !== null && listable[i] !== null))];
   if (wanted.length === 0) return null;
-  const totals = await readFtsTotals(db);
-  // idf through SQLite's ln(): the C library's log, as FTS5's own bm25() takes it (the
-  // engine's log and JavaScript's may differ in the last bit).
   const rows = await db.all<{
     id: number;
     term: string;
     threshold: number;
     docs: number;
     avgdl: number;
-    idf: number;
+    totals: unknown;
   }>(sql`
     SELECT t.id AS id, t.term AS term, t.threshold AS threshold, t.docs AS docs, m.avgdl AS avgdl,
-      ln((${totals.rows} - t.docs + 0.5) / (t.docs + 0.5)) AS idf
+      (SELECT block FROM ${FTS_TOTALS}) AS totals
     FROM impact_terms t CROSS JOIN impact_meta m
     WHERE t.term IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`);
   if (rows.length === 0) return null;
+  const totals = decodeFtsTotals(rows[0]!.totals);
   const avgdl = totals.tokens / totals.rows;
   // Weights were quantized against the reference length; a longer average now raises them by at most this.
   const drift = Math.max(1, avgdl / Number(rows[0]!.avgdl));
+  // idf as FTS5's bm25() computes it: the ratio in doubles (as here), its log by the C
+  // library through SQLite's ln() (JavaScript's log may differ in the last bit).
+  const ratios = rows.map((r) => (totals.rows - Number(r.docs) + 0.5) / (Number(r.docs) + 0.5));
+  const [logs] = await db.all<Record<string, number>>(
+    sql`SELECT ${sql.join(
+      ratios.map((r, i) => sql`ln(${r}) AS ${sql.identifier(`l${i}`)}`),
+      sql`, `,
+    )}`,
+  );
+  const idfOf = new Map(rows.map((r, i) => [r.term, Number(logs![`l${i}`])]));
   const byTerm = new Map(rows.map((r) => [r.term, r]));
   const phrases: Phrase[] = matches.map((match, i) => {
     const row = listable[i] !== null && ftsTermOf[i] ? byTerm.get(ftsTermOf[i]!) : undefined;
     if (!row) return { match, list: null };
-    const idf = Number(row.idf) <= 0 ? 1e-6 : Number(row.idf);
+    const idf = idfOf.get(row.term)! <= 0 ? 1e-6 : idfOf.get(row.term)!;
     const threshold = Number(row.threshold);
     const cap = ((idf * threshold) / IMPACT_INDEX.scale) * drift * BOUND_SLACK;
     return { match, list: { id: Number(row.id), term: row.term, threshold, idf, cap } };
