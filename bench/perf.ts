@@ -778,143 +778,160 @@ function targetsFor(r: SizeResult): TargetRow[] {
 
 const f = (v: number, d = 2) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
+type Rows = string[][];
+type LoopCell = (name: keyof SizeResult['loop']) => string;
+
+/** Rows of the request floor, recall and the impact index. */
+function recallRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.floor)
+    rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
+  if (r.recall) {
+    const { ours, raw } = r.recall;
+    rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('recall')]);
+    rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    const http = r.recall.bareHttp;
+    rows.push([s, 'recall vs FTS5 on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
+    rows.push([s, 'recall vs FTS5 on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
+  }
+  if (r.impact) {
+    const m = r.impact;
+    rows.push([s, 'impact: early stops / queries', `${m.earlyStops}/${m.queries}`, '', '']);
+    rows.push([s, 'impact: keyword arm identical to exhaustive', `${m.armIdentical}/${m.earlyStops}`, '', '']);
+    rows.push([s, 'impact: recall top-10 overlap (identical)', `${f(m.overlap, 3)} (${m.identicalTop10})`, '', '']);
+    rows.push([
+      s,
+      'impact: keyword arm p50/p95 (ms) vs FTS5 whole',
+      `${f(m.fastArm.p50)}/${f(m.fastArm.p95)}`,
+      `${f(m.exhaustiveArm.p50)}/${f(m.exhaustiveArm.p95)}`,
+      `${f(m.fastArm.p95 / m.exhaustiveArm.p95)}× (p95)`,
+    ]);
+    const bytes = m.index.bytes ? Object.values(m.index.bytes).reduce((a, b) => a + b, 0) : Number.NaN;
+    rows.push([
+      s,
+      'impact: terms / head postings / entry rows / MiB',
+      `${m.index.terms} / ${m.index.postings} / ${m.index.entryRows} / ${f(bytes / 2 ** 20, 1)}`,
+      '',
+      '',
+    ]);
+  }
+  if (r.load.impact) {
+    const i = r.load.impact;
+    rows.push([
+      s,
+      'impact: build after load (s / file growth MiB)',
+      `${f(i.seconds, 1)} / ${f(i.bytes / 2 ** 20, 1)}`,
+      '',
+      '',
+    ]);
+  }
+}
+
+/** Rows of capture and graphView. */
+function writeAndGraphRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.capture) {
+    const { ours, raw } = r.capture;
+    rows.push([
+      s,
+      'capture (ops/s, 16 clients)',
+      f(ours.opsPerSec, 0),
+      f(raw.opsPerSec, 0),
+      `${f(ours.opsPerSec / raw.opsPerSec)}×`,
+      loop('capture'),
+    ]);
+    rows.push([
+      s,
+      'capture latency p50/p95 (ms)',
+      `${f(ours.latency.p50, 1)}/${f(ours.latency.p95, 1)}`,
+      `${f(raw.latency.p50, 1)}/${f(raw.latency.p95, 1)}`,
+      '',
+    ]);
+  }
+  if (r.graphView) {
+    const { ours, raw } = r.graphView;
+    rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('graph')]);
+    rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    const http = r.graphView.bareHttp;
+    rows.push([s, 'graphView vs CTE on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
+    rows.push([s, 'graphView vs CTE on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
+  }
+}
+
+/** Rows of fan-out, the hostile tenant, memory and export/import. */
+function otherRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.fanout) {
+    const { ours, bare, light } = r.fanout;
+    rows.push([
+      s,
+      `fan-out ×${r.fanout.subscribers} p50 (ms)`,
+      f(ours.p50, 1),
+      f(bare.p50, 1),
+      `${f(ours.p50 / bare.p50)}×`,
+      loop('fanout'),
+    ]);
+    rows.push([
+      s,
+      `fan-out ×${r.fanout.subscribers} p99 (ms)`,
+      f(ours.p99, 1),
+      f(bare.p99, 1),
+      `${f(ours.p99 / bare.p99)}×`,
+    ]);
+    rows.push([
+      s,
+      'fan-out, no entry field p50/p99 (ms)',
+      `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
+      '',
+      `${f(light.latency.p99 / bare.p99)}× (p99)`,
+    ]);
+  }
+  if (r.hostile) {
+    const { neighbour, hostileRecall } = r.hostile;
+    rows.push([
+      s,
+      `hostile tenant: other workspace's recall p50/p99 (ms)`,
+      `${f(neighbour.p50)}/${f(neighbour.p99)}`,
+      '',
+      '',
+      loop('hostile'),
+    ]);
+    rows.push([
+      s,
+      `hostile tenant: its recall of ${r.hostile.entries} long-word entries p50 (ms)`,
+      f(hostileRecall.p50, 0),
+      '',
+      '',
+      '',
+    ]);
+  }
+  rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
+  rows.push([s, 'server RSS after query mix (MB)', f(r.rss.afterQueriesMb ?? Number.NaN, 0), '', '']);
+  if (r.rss.afterFanoutMb !== undefined)
+    rows.push([s, 'server RSS after captures+fan-out (MB)', f(r.rss.afterFanoutMb, 0), '', '']);
+  rows.push([s, 'server peak RSS, VmHWM (MB)', f(r.rss.peakMb ?? Number.NaN, 0), '', '']);
+  if (r.exportImport) {
+    const { export: e, import: i } = r.exportImport;
+    rows.push([
+      s,
+      `export ${r.exportImport.entries} entries (s / peak MB)`,
+      `${f(e.seconds, 1)} / ${f(e.peakRssMb, 0)}`,
+      '',
+      '',
+    ]);
+    rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
+  }
+}
+
 function table(results: SizeResult[]): string {
   const head = ['size', 'measure', 'ours', 'baseline', 'ratio', 'loop p99/max (ms)'];
   const rows: string[][] = [];
   for (const r of results) {
-    const s = r.label;
     // The event-loop delay of a phase goes on the phase's first row.
     const loop = (name: keyof SizeResult['loop']) => {
       const d = r.loop[name];
       return d ? `${f(d.p99, 0)}/${f(d.max, 0)}` : '';
     };
-    if (r.floor)
-      rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
-    if (r.recall) {
-      const { ours, raw } = r.recall;
-      rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('recall')]);
-      rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
-      const http = r.recall.bareHttp;
-      rows.push([s, 'recall vs FTS5 on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
-      rows.push([s, 'recall vs FTS5 on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
-    }
-    if (r.impact) {
-      const m = r.impact;
-      rows.push([s, 'impact: early stops / queries', `${m.earlyStops}/${m.queries}`, '', '']);
-      rows.push([s, 'impact: keyword arm identical to exhaustive', `${m.armIdentical}/${m.earlyStops}`, '', '']);
-      rows.push([s, 'impact: recall top-10 overlap (identical)', `${f(m.overlap, 3)} (${m.identicalTop10})`, '', '']);
-      rows.push([
-        s,
-        'impact: keyword arm p50/p95 (ms) vs FTS5 whole',
-        `${f(m.fastArm.p50)}/${f(m.fastArm.p95)}`,
-        `${f(m.exhaustiveArm.p50)}/${f(m.exhaustiveArm.p95)}`,
-        `${f(m.fastArm.p95 / m.exhaustiveArm.p95)}× (p95)`,
-      ]);
-      const bytes = m.index.bytes ? Object.values(m.index.bytes).reduce((a, b) => a + b, 0) : Number.NaN;
-      rows.push([
-        s,
-        'impact: terms / head postings / entry rows / MiB',
-        `${m.index.terms} / ${m.index.postings} / ${m.index.entryRows} / ${f(bytes / 2 ** 20, 1)}`,
-        '',
-        '',
-      ]);
-    }
-    if (r.load.impact) {
-      const i = r.load.impact;
-      rows.push([
-        s,
-        'impact: build after load (s / file growth MiB)',
-        `${f(i.seconds, 1)} / ${f(i.bytes / 2 ** 20, 1)}`,
-        '',
-        '',
-      ]);
-    }
-    if (r.capture) {
-      const { ours, raw } = r.capture;
-      rows.push([
-        s,
-        'capture (ops/s, 16 clients)',
-        f(ours.opsPerSec, 0),
-        f(raw.opsPerSec, 0),
-        `${f(ours.opsPerSec / raw.opsPerSec)}×`,
-        loop('capture'),
-      ]);
-      rows.push([
-        s,
-        'capture latency p50/p95 (ms)',
-        `${f(ours.latency.p50, 1)}/${f(ours.latency.p95, 1)}`,
-        `${f(raw.latency.p50, 1)}/${f(raw.latency.p95, 1)}`,
-        '',
-      ]);
-    }
-    if (r.graphView) {
-      const { ours, raw } = r.graphView;
-      rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('graph')]);
-      rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
-      const http = r.graphView.bareHttp;
-      rows.push([s, 'graphView vs CTE on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
-      rows.push([s, 'graphView vs CTE on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
-    }
-    if (r.fanout) {
-      const { ours, bare, light } = r.fanout;
-      rows.push([
-        s,
-        `fan-out ×${r.fanout.subscribers} p50 (ms)`,
-        f(ours.p50, 1),
-        f(bare.p50, 1),
-        `${f(ours.p50 / bare.p50)}×`,
-        loop('fanout'),
-      ]);
-      rows.push([
-        s,
-        `fan-out ×${r.fanout.subscribers} p99 (ms)`,
-        f(ours.p99, 1),
-        f(bare.p99, 1),
-        `${f(ours.p99 / bare.p99)}×`,
-      ]);
-      rows.push([
-        s,
-        'fan-out, no entry field p50/p99 (ms)',
-        `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
-        '',
-        `${f(light.latency.p99 / bare.p99)}× (p99)`,
-      ]);
-    }
-    if (r.hostile) {
-      const { neighbour, hostileRecall } = r.hostile;
-      rows.push([
-        s,
-        `hostile tenant: other workspace's recall p50/p99 (ms)`,
-        `${f(neighbour.p50)}/${f(neighbour.p99)}`,
-        '',
-        '',
-        loop('hostile'),
-      ]);
-      rows.push([
-        s,
-        `hostile tenant: its recall of ${r.hostile.entries} long-word entries p50 (ms)`,
-        f(hostileRecall.p50, 0),
-        '',
-        '',
-        '',
-      ]);
-    }
-    rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
-    rows.push([s, 'server RSS after query mix (MB)', f(r.rss.afterQueriesMb ?? Number.NaN, 0), '', '']);
-    if (r.rss.afterFanoutMb !== undefined)
-      rows.push([s, 'server RSS after captures+fan-out (MB)', f(r.rss.afterFanoutMb, 0), '', '']);
-    rows.push([s, 'server peak RSS, VmHWM (MB)', f(r.rss.peakMb ?? Number.NaN, 0), '', '']);
-    if (r.exportImport) {
-      const { export: e, import: i } = r.exportImport;
-      rows.push([
-        s,
-        `export ${r.exportImport.entries} entries (s / peak MB)`,
-        `${f(e.seconds, 1)} / ${f(e.peakRssMb, 0)}`,
-        '',
-        '',
-      ]);
-      rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
-    }
+    recallRows(r, r.label, loop, rows);
+    writeAndGraphRows(r, r.label, loop, rows);
+    otherRows(r, r.label, loop, rows);
   }
   for (const row of rows) while (row.length < head.length) row.push('');
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -118,6 +118,11 @@ export async function rebuildImpactIndex(db: Db, shape: ImpactShape = IMPACT_IND
     sql`SELECT term, doc AS docs FROM impact_fts_terms WHERE doc >= ${minDocs}`,
   );
   let postings = 0;
+  // Every posting of every frequent term passes through the temp tables (tens of millions
+  // at a million entries): on disk, not in this process's memory. SQLite allows the switch
+  // only before the connection's first temp object; it stays for the connection (temp
+  // tables and large sorts then spill to files the page cache holds anyway).
+  await db.run(sql`PRAGMA temp_store = FILE`).catch(() => {});
   try {
     await db.run(sql`CREATE TEMP TABLE impact_forward (n INTEGER, id INTEGER, tf INTEGER, dl INTEGER)`);
     for (const [i, { term, docs }] of frequent.entries()) {
