@@ -12,9 +12,9 @@ export const MAINTENANCE_USAGE = `  migrate [--workspace W]    apply pending mig
   maintain --workspace W [--limit N] [--json]
                              run the staleness pass (N entries at most, 1..10000, default 500); for cron
   check --workspace W [--json]
-                             check integrity, the full-text index, neighbour lists, references and the event log;
+                             check integrity, the full-text and impact indexes, neighbour lists, references and the event log;
                              exit status 1 on any problem
-  reindex --workspace W      rebuild the full-text index and the neighbour lists`;
+  reindex --workspace W      rebuild the full-text index, the impact index and the neighbour lists`;
 
 async function migrateCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseCommand(args, WORKSPACE);

@@ -87,11 +87,61 @@ export async function searchKeywordByImpact(
   const { phrases, avgdl } = setup;
   const candidates = await reachCandidates(db, phrases, avgdl);
   if (!candidates) return null;
-  const ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
-  const outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
+  let ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+  if (!ranked) return null;
+  let outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
+  if (!(outside < ranked.floor)) {
+    // Several frequent terms together could still beat the floor outside their heads:
+    // only a document holding all of some such combination can, so those are reached too.
+    const combined = await reachCombinations(db, phrases, ranked.floor, candidates);
+    if (combined === null) return null;
+    outside = combined;
+    ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+    if (!ranked) return null;
+  }
   // Strictly: a document outside tied with the last hit could come first by rowid.
-  if (!ranked || !(outside < ranked.floor)) return null;
+  if (!(outside < ranked.floor)) return null;
   return ranked.hits.map((h, i) => ({ id: h.id, rank: i + 1, bm25: -h.score }));
+}
+
+/**
+ * Adds to the candidates every document that holds all the terms of a smallest set of
+ * listed phrases whose caps sum to `floor` or more (FTS5 intersects those doclists without
+ * scoring them). Returns the bound that is left for documents still unreached, the largest
+ * cap sum below `floor`, or null when a set matches too many documents.
+ */
+async function reachCombinations(
+  db: Db,
+  phrases: Phrase[],
+  floor: number,
+  candidates: Map<number, Candidate>,
+): Promise<number | null> {
+  const listed = phrases.filter((p) => p.list);
+  const sets: Phrase[][] = [];
+  let below = 0;
+  for (let mask = 1; mask < 1 << listed.length; mask++) {
+    const set = listed.filter((_, i) => mask & (1 << i));
+    const sum = set.reduce((s, p) => s + p.list!.cap, 0);
+    if (sum < floor) below = Math.max(below, sum);
+    else if (!sets.some((smaller) => smaller.every((p) => set.includes(p)))) sets.push(set);
+  }
+  for (const set of sets) {
+    const rows = await db.all<{ n: number }>(sql`
+      SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${set.map((p) => p.match).join(' AND ')}
+      LIMIT ${RANK_MAX + 1}`);
+    if (rows.length > RANK_MAX) return null;
+    for (const r of rows) {
+      const n = Number(r.n);
+      if (candidates.has(n)) continue;
+      // It holds no rare term (their matches are all reached already), and of the listed
+      // ones nothing is known but their caps.
+      const c: Candidate = { n, parts: new Float64Array(phrases.length).fill(Number.NaN), upper: 0 };
+      for (const [i, p] of phrases.entries()) if (!p.list) c.parts[i] = 0;
+      bound(c, phrases);
+      candidates.set(n, c);
+    }
+  }
+  return below;
 }
 
 /** The phrases, with the lists of the frequent ones; null when no term has a list. */
