@@ -11,10 +11,14 @@ import { buildMatchExpression } from './query.ts';
  * every match in FTS5 is the better plan.
  */
 const RARE_MATCHES_MAX = 20_000;
-/** Candidates are scored this many at a time, best bound first. */
+/**
+ * Candidates are scored this many at a time at first, best bound first, then twice as many
+ * each round: most queries stop within the first round, and one with loose bounds (several
+ * mid-frequency words) gets through its candidates in a few statements.
+ */
 const RANK_CHUNK = 256;
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
-const RANK_MAX = 8_192;
+const RANK_MAX = 40_000;
 /**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
@@ -272,10 +276,10 @@ async function rankBest(
   const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
   let hits: Ranked[] = [];
   let floor = Number.NEGATIVE_INFINITY;
-  for (let at = 0; at < order.length; at += RANK_CHUNK) {
+  for (let at = 0, size = RANK_CHUNK; at < order.length; at += size, size *= 2) {
     if (hits.length >= limit && order[at]!.upper < floor) break;
     if (at >= RANK_MAX) return null;
-    const chunk = order.slice(at, at + RANK_CHUNK);
+    const chunk = order.slice(at, at + size);
     const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
       SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
       FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
