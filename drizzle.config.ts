@@ -8,5 +8,5 @@ export default defineConfig({
   schema: './src/db/schema.ts',
   out: './drizzle',
   dbCredentials: { url: process.env.SPHERE_DRIZZLE_URL ?? 'file:./data/drizzle-dev.db' },
-  tablesFilter: ['!entries_fts*', '!entry_neighbour*'],
+  tablesFilter: ['!entries_fts*', '!entry_neighbour*', '!impact_*'],
 });

@@ -3,9 +3,13 @@
  * process, so that its RSS is its own) on a seeded synthetic corpus, each measurement against
  * a bare baseline run in the same run on the same database file:
  *
- *   a. recall (topK 8, hops 1) over HTTP        vs raw FTS5 bm25 MATCH on @libsql/client
+ *   a. recall (topK 8, hops 1) over HTTP        vs raw FTS5 bm25 MATCH on @libsql/client, and the same
+ *                                                served by a bare node:http handler (bench/perf/bare-http.mjs);
+ *                                                and, in process, the impact index's early stop against the
+ *                                                exhaustive ranking (keyword arm, recall's top 10)
  *   b. capture throughput, 16 HTTP clients      vs durable single-row INSERT commits (one connection)
- *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of the same walk
+ *   c. graphView hops 3 over HTTP               vs the bare recursive CTE of the same walk, in process
+ *                                                and served by a bare node:http handler
  *   d. subscription fan-out to 1,000 sockets    vs a bare `ws` server broadcasting the same bytes
  *   e. server RSS; export and import time and peak memory
  *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
@@ -31,8 +35,10 @@ import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { contentHash } from '../src/memory/model.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
+import { type BareHttp, startBareHttp } from './perf/bare-http.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
+import { type ImpactMeasure, measureImpact } from './perf/impact.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
 import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
@@ -68,8 +74,10 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,capture,fanout,hostile,export,startup
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup
   --only startup        measure only the CLI start-up times (help, token list, check), median of 10
+  --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
+                        (each costs one exhaustive recall: use fewer at 1m)
   --hosted-rtt MS       instead: hosted mode over the Hrana test service (test/helpers) with MS added
                         per round trip: round trips per operation, captures/s with --clients, recall p50/p95
   --profile             CPU-profile the server (node --cpu-prof) during the recall mix, a capture run
@@ -154,6 +162,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'hosted-rtt': { type: 'string' },
+    overlap: { type: 'string', default: '200' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -184,6 +193,7 @@ const N_CAPTURES = Number(opts.captures);
 const CLIENTS = Number(opts.clients);
 const N_SUBS = Number(opts.subscribers);
 const ROUNDS = Number(opts.rounds);
+const N_OVERLAP = Number(opts.overlap);
 
 // ---------------------------------------------------------------------------------------------
 // Result shapes
@@ -191,6 +201,8 @@ const ROUNDS = Number(opts.rounds);
 interface Comparison {
   ours: LatencySummary;
   raw: LatencySummary;
+  /** The raw statement served by a bare node:http handler on the same file. */
+  bareHttp: LatencySummary;
 }
 interface SizeResult {
   size: number;
@@ -201,6 +213,7 @@ interface SizeResult {
   floor?: LatencySummary;
   recall?: Comparison & { avgHits: number; avgRawRows: number; avgCandidates: number };
   graphView?: Comparison & { avgNodes: number; avgRawRows: number; truncatedShare: number };
+  impact?: ImpactMeasure;
   capture?: {
     ours: {
       ops: number;
@@ -254,13 +267,14 @@ interface TargetRow {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient>, size: number) {
+async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient>, bare: BareHttp, size: number) {
   const queries = makeQueries(N_QUERIES, seed);
   const warm = makeQueries(40, seed + 1000);
   const match = (q: string) => buildMatchExpression(extractTerms(q).terms)!;
   for (const q of warm) {
     await api.request(RECALL, { q });
     await raw.execute({ sql: RAW_FTS, args: [match(q)] });
+    await bare.query(RAW_FTS, [match(q)]);
   }
   const ours: number[] = [];
   let hits = 0;
@@ -280,12 +294,20 @@ async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient
     rawMs.push(ms(t0));
     rawRows += r.rows.length;
   }
+  const bareMs: number[] = [];
+  for (const q of queries) {
+    const t0 = performance.now();
+    await bare.query(RAW_FTS, [match(q)]);
+    bareMs.push(ms(t0));
+  }
   log(
-    `  recall ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms`,
+    `  recall ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms, ` +
+      `bare HTTP p50 ${summarize(bareMs).p50.toFixed(2)} ms`,
   );
   return {
     ours: summarize(ours),
     raw: summarize(rawMs),
+    bareHttp: summarize(bareMs),
     avgHits: hits / queries.length,
     avgRawRows: rawRows / queries.length,
     avgCandidates: candidates / queries.length,
@@ -314,13 +336,14 @@ async function pickSeeds(raw: ReturnType<typeof createClient>, size: number, cou
   return out;
 }
 
-async function measureGraph(api: GqlClient, raw: ReturnType<typeof createClient>, size: number) {
+async function measureGraph(api: GqlClient, raw: ReturnType<typeof createClient>, bare: BareHttp, size: number) {
   const seeds = await pickSeeds(raw, size, N_GRAPH, 1);
   const warm = await pickSeeds(raw, size, 20, 2);
   const rawArgs = (id: string) => [id, 0.6, 8, 3, 51];
   for (const id of warm) {
     await api.request(GRAPH_VIEW, { id });
     await raw.execute({ sql: RAW_CTE, args: rawArgs(id) });
+    await bare.query(RAW_CTE, rawArgs(id));
   }
   const ours: number[] = [];
   let nodes = 0;
@@ -340,12 +363,20 @@ async function measureGraph(api: GqlClient, raw: ReturnType<typeof createClient>
     rawMs.push(ms(t0));
     rawRows += r.rows.length;
   }
+  const bareMs: number[] = [];
+  for (const id of seeds) {
+    const t0 = performance.now();
+    await bare.query(RAW_CTE, rawArgs(id));
+    bareMs.push(ms(t0));
+  }
   log(
-    `  graphView ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms`,
+    `  graphView ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms, ` +
+      `bare HTTP p50 ${summarize(bareMs).p50.toFixed(2)} ms`,
   );
   return {
     ours: summarize(ours),
     raw: summarize(rawMs),
+    bareHttp: summarize(bareMs),
     avgNodes: nodes / seeds.length,
     avgRawRows: rawRows / seeds.length,
     truncatedShare: truncated / seeds.length,
@@ -652,7 +683,9 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
 
   const server = await startServer({ dataDir: runDir, logFile: join(runDir, 'server.log') });
   const api = gqlClient(server.url, WORKSPACE);
-  const raw = createClient({ url: `file:${join(runDir, `${WORKSPACE}.db`)}`, intMode: 'number' });
+  const runFile = join(runDir, `${WORKSPACE}.db`);
+  const raw = createClient({ url: `file:${runFile}`, intMode: 'number' });
+  const bare = await startBareHttp(runFile);
   // Each phase between two scrapes: the second reports the event-loop delay of the phase alone.
   const phase = async <T>(name: keyof SizeResult['loop'], work: () => Promise<T>): Promise<T> => {
     await scrapeLoopDelay(server.url);
@@ -665,8 +698,15 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
     await sleep(300);
     result.rss.afterLoadMb = procMemory(server.pid).rssMb;
     result.floor = await measureFloor(api);
-    if (!skip.has('recall')) result.recall = await phase('recall', () => measureRecall(api, raw, size));
-    if (!skip.has('graph')) result.graphView = await phase('graph', () => measureGraph(api, raw, size));
+    if (!skip.has('recall')) result.recall = await phase('recall', () => measureRecall(api, raw, bare, size));
+    if (!skip.has('graph')) result.graphView = await phase('graph', () => measureGraph(api, raw, bare, size));
+    if (!skip.has('impact')) {
+      result.impact = await measureImpact(runFile, makeQueries(N_QUERIES, seed).slice(0, N_OVERLAP));
+      log(
+        `  impact ${label}: early stop ${result.impact.earlyStops}/${result.impact.queries}, ` +
+          `top-10 overlap ${result.impact.overlap.toFixed(3)}, keyword arm identical ${result.impact.armIdentical}/${result.impact.earlyStops}`,
+      );
+    }
     result.rss.afterQueriesMb = procMemory(server.pid).rssMb;
     if (!skip.has('capture'))
       result.capture = await phase('capture', () => measureCapture(api, load.file, runDir, size));
@@ -682,6 +722,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
     }
     result.rss.peakMb = procMemory(server.pid).hwmMb;
   } finally {
+    await bare.stop();
     raw.close();
     api.close();
     await server.stop();
@@ -707,7 +748,20 @@ function targetsFor(r: SizeResult): TargetRow[] {
     const p95 = r.recall.ours.p95 / r.recall.raw.p95;
     add('recall p50 ours/raw', p50, '≤ 2.0×', p50 <= 2.0);
     add('recall p95 ours/raw', p95, '≤ 2.0×', p95 <= 2.0);
+    const http50 = r.recall.ours.p50 / r.recall.bareHttp.p50;
+    add('recall p50 ours/bare HTTP', http50, '≤ 2.0×', http50 <= 2.0);
+    if (r.size >= 1_000_000) {
+      rows.push({
+        size: r.label,
+        target: 'recall p95 (ms)',
+        value: r.recall.ours.p95,
+        limit: '≤ 250',
+        pass: r.recall.ours.p95 <= 250,
+        binding: true,
+      });
+    }
   }
+  if (r.impact) add('recall top-10 overlap with exhaustive', r.impact.overlap, '≥ 0.95', r.impact.overlap >= 0.95);
   if (r.capture) {
     const x = r.capture.ours.opsPerSec / r.capture.raw.opsPerSec;
     add('capture ops/s ours/raw', x, '≥ 1.0×', x >= 1.0);
@@ -717,6 +771,10 @@ function targetsFor(r: SizeResult): TargetRow[] {
     const p95 = r.graphView.ours.p95 / r.graphView.raw.p95;
     add('graphView p50 ours/raw', p50, '≤ 1.5×', p50 <= 1.5);
     add('graphView p95 ours/raw', p95, '≤ 1.5×', p95 <= 1.5);
+    const http50 = r.graphView.ours.p50 / r.graphView.bareHttp.p50;
+    const http95 = r.graphView.ours.p95 / r.graphView.bareHttp.p95;
+    add('graphView p50 ours/bare HTTP', http50, '≤ 1.5×', http50 <= 1.5);
+    add('graphView p95 ours/bare HTTP', http95, '≤ 1.5×', http95 <= 1.5);
   }
   if (r.fanout) {
     const x = r.fanout.ours.p99 / r.fanout.bare.p99;
@@ -740,106 +798,160 @@ function targetsFor(r: SizeResult): TargetRow[] {
 
 const f = (v: number, d = 2) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
+type Rows = string[][];
+type LoopCell = (name: keyof SizeResult['loop']) => string;
+
+/** Rows of the request floor, recall and the impact index. */
+function recallRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.floor)
+    rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
+  if (r.recall) {
+    const { ours, raw } = r.recall;
+    rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('recall')]);
+    rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    const http = r.recall.bareHttp;
+    rows.push([s, 'recall vs FTS5 on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
+    rows.push([s, 'recall vs FTS5 on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
+  }
+  if (r.impact) {
+    const m = r.impact;
+    rows.push([s, 'impact: early stops / queries', `${m.earlyStops}/${m.queries}`, '', '']);
+    rows.push([s, 'impact: keyword arm identical to exhaustive', `${m.armIdentical}/${m.earlyStops}`, '', '']);
+    rows.push([s, 'impact: recall top-10 overlap (identical)', `${f(m.overlap, 3)} (${m.identicalTop10})`, '', '']);
+    rows.push([
+      s,
+      'impact: keyword arm p50/p95 (ms) vs FTS5 whole',
+      `${f(m.fastArm.p50)}/${f(m.fastArm.p95)}`,
+      `${f(m.exhaustiveArm.p50)}/${f(m.exhaustiveArm.p95)}`,
+      `${f(m.fastArm.p95 / m.exhaustiveArm.p95)}× (p95)`,
+    ]);
+    const bytes = m.index.bytes ? Object.values(m.index.bytes).reduce((a, b) => a + b, 0) : Number.NaN;
+    rows.push([
+      s,
+      'impact: terms / head postings / entry rows / MiB',
+      `${m.index.terms} / ${m.index.postings} / ${m.index.entryRows} / ${f(bytes / 2 ** 20, 1)}`,
+      '',
+      '',
+    ]);
+  }
+  if (r.load.impact) {
+    const i = r.load.impact;
+    rows.push([
+      s,
+      'impact: build after load (s / file growth MiB)',
+      `${f(i.seconds, 1)} / ${f(i.bytes / 2 ** 20, 1)}`,
+      '',
+      '',
+    ]);
+  }
+}
+
+/** Rows of capture and graphView. */
+function writeAndGraphRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.capture) {
+    const { ours, raw } = r.capture;
+    rows.push([
+      s,
+      'capture (ops/s, 16 clients)',
+      f(ours.opsPerSec, 0),
+      f(raw.opsPerSec, 0),
+      `${f(ours.opsPerSec / raw.opsPerSec)}×`,
+      loop('capture'),
+    ]);
+    rows.push([
+      s,
+      'capture latency p50/p95 (ms)',
+      `${f(ours.latency.p50, 1)}/${f(ours.latency.p95, 1)}`,
+      `${f(raw.latency.p50, 1)}/${f(raw.latency.p95, 1)}`,
+      '',
+    ]);
+  }
+  if (r.graphView) {
+    const { ours, raw } = r.graphView;
+    rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('graph')]);
+    rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
+    const http = r.graphView.bareHttp;
+    rows.push([s, 'graphView vs CTE on bare HTTP p50 (ms)', f(ours.p50), f(http.p50), `${f(ours.p50 / http.p50)}×`]);
+    rows.push([s, 'graphView vs CTE on bare HTTP p95 (ms)', f(ours.p95), f(http.p95), `${f(ours.p95 / http.p95)}×`]);
+  }
+}
+
+/** Rows of fan-out, the hostile tenant, memory and export/import. */
+function otherRows(r: SizeResult, s: string, loop: LoopCell, rows: Rows): void {
+  if (r.fanout) {
+    const { ours, bare, light } = r.fanout;
+    rows.push([
+      s,
+      `fan-out ×${r.fanout.subscribers} p50 (ms)`,
+      f(ours.p50, 1),
+      f(bare.p50, 1),
+      `${f(ours.p50 / bare.p50)}×`,
+      loop('fanout'),
+    ]);
+    rows.push([
+      s,
+      `fan-out ×${r.fanout.subscribers} p99 (ms)`,
+      f(ours.p99, 1),
+      f(bare.p99, 1),
+      `${f(ours.p99 / bare.p99)}×`,
+    ]);
+    rows.push([
+      s,
+      'fan-out, no entry field p50/p99 (ms)',
+      `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
+      '',
+      `${f(light.latency.p99 / bare.p99)}× (p99)`,
+    ]);
+  }
+  if (r.hostile) {
+    const { neighbour, hostileRecall } = r.hostile;
+    rows.push([
+      s,
+      `hostile tenant: other workspace's recall p50/p99 (ms)`,
+      `${f(neighbour.p50)}/${f(neighbour.p99)}`,
+      '',
+      '',
+      loop('hostile'),
+    ]);
+    rows.push([
+      s,
+      `hostile tenant: its recall of ${r.hostile.entries} long-word entries p50 (ms)`,
+      f(hostileRecall.p50, 0),
+      '',
+      '',
+      '',
+    ]);
+  }
+  rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
+  rows.push([s, 'server RSS after query mix (MB)', f(r.rss.afterQueriesMb ?? Number.NaN, 0), '', '']);
+  if (r.rss.afterFanoutMb !== undefined)
+    rows.push([s, 'server RSS after captures+fan-out (MB)', f(r.rss.afterFanoutMb, 0), '', '']);
+  rows.push([s, 'server peak RSS, VmHWM (MB)', f(r.rss.peakMb ?? Number.NaN, 0), '', '']);
+  if (r.exportImport) {
+    const { export: e, import: i } = r.exportImport;
+    rows.push([
+      s,
+      `export ${r.exportImport.entries} entries (s / peak MB)`,
+      `${f(e.seconds, 1)} / ${f(e.peakRssMb, 0)}`,
+      '',
+      '',
+    ]);
+    rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
+  }
+}
+
 function table(results: SizeResult[]): string {
   const head = ['size', 'measure', 'ours', 'baseline', 'ratio', 'loop p99/max (ms)'];
   const rows: string[][] = [];
   for (const r of results) {
-    const s = r.label;
     // The event-loop delay of a phase goes on the phase's first row.
     const loop = (name: keyof SizeResult['loop']) => {
       const d = r.loop[name];
       return d ? `${f(d.p99, 0)}/${f(d.max, 0)}` : '';
     };
-    if (r.floor)
-      rows.push([s, 'request floor { __typename } p50/p95 (ms)', `${f(r.floor.p50)}/${f(r.floor.p95)}`, '', '']);
-    if (r.recall) {
-      const { ours, raw } = r.recall;
-      rows.push([s, 'recall p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('recall')]);
-      rows.push([s, 'recall p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
-    }
-    if (r.capture) {
-      const { ours, raw } = r.capture;
-      rows.push([
-        s,
-        'capture (ops/s, 16 clients)',
-        f(ours.opsPerSec, 0),
-        f(raw.opsPerSec, 0),
-        `${f(ours.opsPerSec / raw.opsPerSec)}×`,
-        loop('capture'),
-      ]);
-      rows.push([
-        s,
-        'capture latency p50/p95 (ms)',
-        `${f(ours.latency.p50, 1)}/${f(ours.latency.p95, 1)}`,
-        `${f(raw.latency.p50, 1)}/${f(raw.latency.p95, 1)}`,
-        '',
-      ]);
-    }
-    if (r.graphView) {
-      const { ours, raw } = r.graphView;
-      rows.push([s, 'graphView hops 3 p50 (ms)', f(ours.p50), f(raw.p50), `${f(ours.p50 / raw.p50)}×`, loop('graph')]);
-      rows.push([s, 'graphView hops 3 p95 (ms)', f(ours.p95), f(raw.p95), `${f(ours.p95 / raw.p95)}×`]);
-    }
-    if (r.fanout) {
-      const { ours, bare, light } = r.fanout;
-      rows.push([
-        s,
-        `fan-out ×${r.fanout.subscribers} p50 (ms)`,
-        f(ours.p50, 1),
-        f(bare.p50, 1),
-        `${f(ours.p50 / bare.p50)}×`,
-        loop('fanout'),
-      ]);
-      rows.push([
-        s,
-        `fan-out ×${r.fanout.subscribers} p99 (ms)`,
-        f(ours.p99, 1),
-        f(bare.p99, 1),
-        `${f(ours.p99 / bare.p99)}×`,
-      ]);
-      rows.push([
-        s,
-        'fan-out, no entry field p50/p99 (ms)',
-        `${f(light.latency.p50, 1)}/${f(light.latency.p99, 1)}`,
-        '',
-        `${f(light.latency.p99 / bare.p99)}× (p99)`,
-      ]);
-    }
-    if (r.hostile) {
-      const { neighbour, hostileRecall } = r.hostile;
-      rows.push([
-        s,
-        `hostile tenant: other workspace's recall p50/p99 (ms)`,
-        `${f(neighbour.p50)}/${f(neighbour.p99)}`,
-        '',
-        '',
-        loop('hostile'),
-      ]);
-      rows.push([
-        s,
-        `hostile tenant: its recall of ${r.hostile.entries} long-word entries p50 (ms)`,
-        f(hostileRecall.p50, 0),
-        '',
-        '',
-        '',
-      ]);
-    }
-    rows.push([s, 'server RSS after load (MB)', f(r.rss.afterLoadMb ?? Number.NaN, 0), '', '']);
-    rows.push([s, 'server RSS after query mix (MB)', f(r.rss.afterQueriesMb ?? Number.NaN, 0), '', '']);
-    if (r.rss.afterFanoutMb !== undefined)
-      rows.push([s, 'server RSS after captures+fan-out (MB)', f(r.rss.afterFanoutMb, 0), '', '']);
-    rows.push([s, 'server peak RSS, VmHWM (MB)', f(r.rss.peakMb ?? Number.NaN, 0), '', '']);
-    if (r.exportImport) {
-      const { export: e, import: i } = r.exportImport;
-      rows.push([
-        s,
-        `export ${r.exportImport.entries} entries (s / peak MB)`,
-        `${f(e.seconds, 1)} / ${f(e.peakRssMb, 0)}`,
-        '',
-        '',
-      ]);
-      rows.push([s, 'import into a new workspace (s / peak MB)', `${f(i.seconds, 1)} / ${f(i.peakRssMb, 0)}`, '', '']);
-    }
+    recallRows(r, r.label, loop, rows);
+    writeAndGraphRows(r, r.label, loop, rows);
+    otherRows(r, r.label, loop, rows);
   }
   for (const row of rows) while (row.length < head.length) row.push('');
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -916,7 +1028,9 @@ for (const t of targets) {
     ? `${f(t.value, 0)} MB`
     : t.target.includes('(ms)')
       ? `${f(t.value, 0)} ms`
-      : `${f(t.value)}×`;
+      : t.target.includes('overlap')
+        ? f(t.value, 3)
+        : `${f(t.value)}×`;
   console.log(
     `  ${t.pass ? 'PASS' : 'MISS'}  ${t.size.padEnd(5)} ${t.target.padEnd(36)} ${value.padStart(9)}  (target ${t.limit})${t.binding ? '' : '  [informative]'}`,
   );

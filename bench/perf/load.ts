@@ -23,6 +23,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Client, InStatement } from '@libsql/client';
 import { drizzleFor, locateWorkspace, MIGRATIONS_FOLDER, migrateDb, openClient } from '../../src/db/client.ts';
+import { type ImpactBuildReport, rebuildImpactIndex } from '../../src/db/impact-index.ts';
 import { contentHash } from '../../src/memory/model.ts';
 import { CORPUS_VERSION, type CorpusEdge, type CorpusEntry, generateCorpus } from './corpus.ts';
 
@@ -39,6 +40,8 @@ export interface LoadReport {
   tags: number;
   seconds: number;
   bytes: number;
+  /** The impact index built at the end, as an import into a new workspace builds it. */
+  impact?: ImpactBuildReport & { seconds: number; bytes: number };
   cached: boolean;
 }
 
@@ -88,92 +91,12 @@ export async function buildTemplate(
   for (const suffix of ['.db', '.db-wal', '.db-shm']) rmSync(join(templateDir, building + suffix), { force: true });
   const started = performance.now();
   const client = await openWorkspaceFile(templateDir, building);
-  let entryCount = 0;
-  let edgeCount = 0;
-  let tagCount = 0;
+  let counts: { entries: number; edges: number; tags: number };
+  let impact: LoadReport['impact'];
   try {
-    let tx = await client.transaction('write');
-    let inTx = 0;
-    let entryBuf: CorpusEntry[] = [];
-    let edgeBuf: CorpusEdge[] = [];
-    const run = (stmt: InStatement) => tx.execute(stmt);
-    const flushEntries = async () => {
-      if (entryBuf.length === 0) return;
-      const batch = entryBuf;
-      entryBuf = [];
-      const args: (string | number | null)[] = [];
-      for (const e of batch) {
-        args.push(
-          e.id,
-          e.content,
-          contentHash(e.content),
-          e.source,
-          e.kind,
-          e.status,
-          e.volatility,
-          e.volatilitySource,
-          e.importance,
-          e.claimTag,
-          e.evidenceRef,
-          0,
-          e.observedAt,
-          e.createdAt,
-          e.updatedAt,
-        );
-      }
-      await run({
-        sql:
-          'INSERT INTO entries (id, content, content_hash, source, kind, status, volatility, volatility_source, ' +
-          'importance, claim_tag, evidence_ref, recall_count, observed_at, created_at, updated_at) VALUES ' +
-          placeholders(15, batch.length),
-        args,
-      });
-      const tagArgs: string[] = [];
-      for (const e of batch) for (const t of e.tags) tagArgs.push(e.id, t);
-      for (let i = 0; i < tagArgs.length; i += TAG_ROWS * 2) {
-        const chunk = tagArgs.slice(i, i + TAG_ROWS * 2);
-        await run({ sql: `INSERT INTO tags (entry_id, tag) VALUES ${placeholders(2, chunk.length / 2)}`, args: chunk });
-      }
-      tagCount += tagArgs.length / 2;
-    };
-    const flushEdges = async () => {
-      if (edgeBuf.length === 0) return;
-      const batch = edgeBuf;
-      edgeBuf = [];
-      const args: (string | number | null)[] = [];
-      for (const e of batch) args.push(e.src, e.dst, e.type, e.weight, e.provenance, null, e.createdAt, e.createdAt);
-      await run({
-        sql:
-          'INSERT INTO edges (src, dst, type, weight, provenance, metadata, created_at, updated_at) VALUES ' +
-          placeholders(8, batch.length),
-        args,
-      });
-    };
-    for (const item of generateCorpus(size, seed)) {
-      if (item.entry) {
-        entryBuf.push(item.entry);
-        entryCount++;
-        inTx++;
-        if (entryBuf.length >= ENTRY_ROWS) await flushEntries();
-      } else {
-        // Edges point at entries already generated: write those first.
-        if (entryBuf.length > 0) await flushEntries();
-        edgeBuf.push(item.edge);
-        edgeCount++;
-        if (edgeBuf.length >= EDGE_ROWS) await flushEdges();
-      }
-      if (inTx >= TX_ENTRIES && entryBuf.length === 0) {
-        await flushEdges();
-        await tx.commit();
-        tx = await client.transaction('write');
-        inTx = 0;
-        log(`  loaded ${entryCount.toLocaleString('en-US')} / ${size.toLocaleString('en-US')} entries`);
-      }
-    }
-    await flushEntries();
-    await flushEdges();
-    await tx.commit();
+    counts = await loadCorpus(client, size, seed, log);
     await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    impact = await buildImpact(client, join(templateDir, `${building}.db`), log);
   } finally {
     client.close();
   }
@@ -181,16 +104,104 @@ export async function buildTemplate(
   renameSync(join(templateDir, `${building}.db`), file);
   const report: LoadReport = {
     file,
-    entries: entryCount,
-    edges: edgeCount,
-    tags: tagCount,
+    ...counts,
     seconds: (performance.now() - started) / 1000,
     bytes: statSync(file).size,
+    impact,
     cached: false,
   };
   const { cached: _cached, ...meta } = report;
   writeFileSync(`${file}.json`, JSON.stringify(meta));
   return report;
+}
+
+const ENTRY_SQL =
+  'INSERT INTO entries (id, content, content_hash, source, kind, status, volatility, volatility_source, ' +
+  'importance, claim_tag, evidence_ref, recall_count, observed_at, created_at, updated_at) VALUES ';
+
+/** One multi-row INSERT of entries, then their tags in chunks. */
+async function insertEntries(run: (stmt: InStatement) => Promise<unknown>, batch: CorpusEntry[]): Promise<number> {
+  const args: (string | number | null)[] = [];
+  for (const e of batch) {
+    args.push(e.id, e.content, contentHash(e.content), e.source, e.kind, e.status, e.volatility);
+    args.push(e.volatilitySource, e.importance, e.claimTag, e.evidenceRef, 0, e.observedAt, e.createdAt, e.updatedAt);
+  }
+  await run({ sql: ENTRY_SQL + placeholders(15, batch.length), args });
+  const tagArgs: string[] = [];
+  for (const e of batch) for (const t of e.tags) tagArgs.push(e.id, t);
+  for (let i = 0; i < tagArgs.length; i += TAG_ROWS * 2) {
+    const chunk = tagArgs.slice(i, i + TAG_ROWS * 2);
+    await run({ sql: `INSERT INTO tags (entry_id, tag) VALUES ${placeholders(2, chunk.length / 2)}`, args: chunk });
+  }
+  return tagArgs.length / 2;
+}
+
+async function insertEdges(run: (stmt: InStatement) => Promise<unknown>, batch: CorpusEdge[]): Promise<void> {
+  const args: (string | number | null)[] = [];
+  for (const e of batch) args.push(e.src, e.dst, e.type, e.weight, e.provenance, null, e.createdAt, e.createdAt);
+  await run({
+    sql:
+      'INSERT INTO edges (src, dst, type, weight, provenance, metadata, created_at, updated_at) VALUES ' +
+      placeholders(8, batch.length),
+    args,
+  });
+}
+
+/** Streams the generated corpus into the file in multi-row INSERTs, TX_ENTRIES entries per transaction. */
+async function loadCorpus(client: Client, size: number, seed: number, log: (line: string) => void) {
+  const counts = { entries: 0, edges: 0, tags: 0 };
+  let tx = await client.transaction('write');
+  const run = (stmt: InStatement) => tx.execute(stmt);
+  let inTx = 0;
+  const entryBuf: CorpusEntry[] = [];
+  const edgeBuf: CorpusEdge[] = [];
+  const flushEntries = async () => {
+    if (entryBuf.length > 0) counts.tags += await insertEntries(run, entryBuf.splice(0));
+  };
+  const flushEdges = async () => {
+    if (edgeBuf.length > 0) await insertEdges(run, edgeBuf.splice(0));
+  };
+  for (const item of generateCorpus(size, seed)) {
+    if (item.entry) {
+      entryBuf.push(item.entry);
+      counts.entries++;
+      inTx++;
+      if (entryBuf.length >= ENTRY_ROWS) await flushEntries();
+    } else {
+      // Edges point at entries already generated: write those first.
+      await flushEntries();
+      edgeBuf.push(item.edge);
+      counts.edges++;
+      if (edgeBuf.length >= EDGE_ROWS) await flushEdges();
+    }
+    if (inTx >= TX_ENTRIES && entryBuf.length === 0) {
+      await flushEdges();
+      await tx.commit();
+      tx = await client.transaction('write');
+      inTx = 0;
+      log(`  loaded ${counts.entries.toLocaleString('en-US')} / ${size.toLocaleString('en-US')} entries`);
+    }
+  }
+  await flushEntries();
+  await flushEdges();
+  await tx.commit();
+  return counts;
+}
+
+/**
+ * Builds the impact index of a loaded file (the step `import` ends with for a new
+ * workspace) and reports its time and the bytes it added to the file.
+ */
+export async function buildImpact(client: Client, file: string, log: (line: string) => void) {
+  const before = statSync(file).size;
+  const started = performance.now();
+  log('  building the impact index');
+  const db = drizzleFor(client);
+  const report = await db.transaction(async (tx) => rebuildImpactIndex(tx));
+  await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+  const seconds = (performance.now() - started) / 1000;
+  log(`  impact index: ${report.terms} terms, ${report.postings} postings in ${seconds.toFixed(1)} s`);
+  return { ...report, seconds, bytes: statSync(file).size - before };
 }
 
 /** Copies a template to `<dataDir>/<workspace>.db` (removing any WAL left from an earlier run). */

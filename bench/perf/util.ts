@@ -68,7 +68,10 @@ export interface LoopDelay {
  * each scrape starts a new interval, so scrape once before a phase and once after it).
  */
 export async function scrapeLoopDelay(graphqlUrl: string): Promise<LoopDelay> {
-  const text = await (await fetch(new URL('/metrics', graphqlUrl))).text();
+  // A kept-alive socket the server closed as idle (a long in-process phase ran meanwhile)
+  // fails the fetch before it reaches the server: sending again is safe.
+  const get = () => fetch(new URL('/metrics', graphqlUrl)).then((r) => r.text());
+  const text = await get().catch(get);
   const read = (quantile: string) =>
     1000 *
     Number(new RegExp(`^sphere_event_loop_delay_seconds\\{quantile="${quantile}"\\} (\\S+)$`, 'm').exec(text)?.[1]);

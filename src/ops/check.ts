@@ -1,6 +1,7 @@
 import type { Client } from '@libsql/client';
 import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
 import { checkVectors, type VectorCheck } from './vectors.ts';
+import { checkImpactIndex, type ImpactCheck } from '../db/impact-index.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
 /** What `mini-sphere check` found; `ok` is false when `problems` is not empty. */
@@ -29,6 +30,8 @@ export interface CheckReport {
   invalidEdges: number;
   /** Entries whose stored neighbour list differs from one derived from edges now. */
   staleNeighbours: number;
+  /** The impact index against FTS5, on a sample of its terms. */
+  impact: ImpactCheck;
   /** The event log's seq must run 1..count with no gap. */
   eventLog: { count: number; minSeq: number | null; maxSeq: number | null; gapFree: boolean };
   /**
@@ -46,7 +49,7 @@ const count = async (client: Reader, sql: string): Promise<number> =>
 
 /**
  * Checks a workspace database: SQLite's integrity check, the FTS index against its
- * content, row counts, references to missing entries, edge rules and the event log's
+ * content, the impact index against FTS5 (on a sample), row counts, references to missing entries, edge rules and the event log's
  * seq. Reads run in one read transaction (a consistent snapshot beside a running
  * server); the FTS check runs first on its own, as SQLite treats it as a write.
  */
@@ -57,6 +60,9 @@ export async function checkWorkspace(
   const problems: string[] = [];
   const ftsError = await checkFtsIndex(ws.client, problems);
   const vectors = opts.vectorModel ? await checkVectors(ws, opts.vectorModel) : null;
+  // Its own snapshot, before the others: it recomputes lists in a temp table.
+  const impact = await ws.db.transaction(async (db) => checkImpactIndex(db));
+  problems.push(...impact.problems.map((p) => `${p}; run reindex`));
   const tx = await ws.client.transaction('deferred');
   try {
     // Each check adds its problems in turn, so the report lists them in this order.
@@ -76,6 +82,7 @@ export async function checkWorkspace(
       dangling,
       invalidEdges,
       staleNeighbours,
+      impact,
       eventLog,
       vectors,
       checkedAt: new Date().toISOString(),
@@ -188,6 +195,7 @@ export function formatCheckReport(r: CheckReport): string {
     `  dangling         tags ${d.tags}, edges ${d.edges}, revisions ${d.revisions}`,
     `  invalid edges    ${r.invalidEdges}`,
     `  neighbour lists  ${r.staleNeighbours === 0 ? 'ok' : `${r.staleNeighbours} OUT OF STEP`}`,
+    `  impact index     ${r.impact.problems.length === 0 ? 'ok' : 'OUT OF STEP'} (${r.impact.terms} terms, ${r.impact.postings} postings; sampled ${r.impact.sampled.length})`,
     `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,
   ];
   if (r.vectors) {

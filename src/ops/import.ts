@@ -2,11 +2,12 @@ import { createReadStream, existsSync } from 'node:fs';
 import { link, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
+import { rebuildImpactIndex } from '../db/impact-index.ts';
 import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
@@ -333,7 +334,11 @@ async function writeImport(
 ): Promise<ImportReport> {
   const body = async (write: Write) => {
     await write((scope) => refuseMutualSupersedes(scope.db, summary, ws.id));
+    const indexed = await write(({ db }) => db.all(sql`SELECT 1 FROM impact_terms LIMIT 1`));
     const report = await writeRecords(ws.id, summary, write, opts.progress);
+    // A workspace that had an impact index kept it in step entry by entry; one that had
+    // none (a new one) gets it built once from the full-text index, which is cheaper.
+    if (indexed.length === 0) await write(({ db }) => rebuildImpactIndex(db));
     await write(async ({ db, now }) => {
       await db
         .insert(auditLog)

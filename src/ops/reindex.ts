@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { type ImpactBuildReport, rebuildImpactIndex } from '../db/impact-index.ts';
 import { auditLog } from '../db/schema.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
@@ -6,26 +7,32 @@ export interface ReindexReport {
   workspace: string;
   /** Documents in the rebuilt index (one per entry). */
   documents: number;
+  /** The impact index rebuilt with it (frequent terms, postings in their heads). */
+  impact: ImpactBuildReport;
   ms: number;
 }
 
 /**
- * Rebuilds the full-text index from the entries table and each entry's list of heaviest
- * edges from the edges table, in one write (both are derived data, so no event is
+ * Rebuilds the full-text index from the entries table, the impact index from it (choosing
+ * the frequent terms afresh and requantizing their weights against today's average length),
+ * and each entry's list of heaviest edges from the edges table, in one write (both are derived data, so no event is
  * emitted; an audit row records the run). Writes of a running server wait for it, so on
  * a very large workspace run it in a quiet moment.
  */
 export async function reindexWorkspace(ws: OpsWorkspace, actor: string): Promise<ReindexReport> {
   const started = performance.now();
-  const documents = await ws.writer.run(async ({ db, now }) => {
+  const { documents, impact } = await ws.writer.run(async ({ db, now }) => {
     await db.run(sql`INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')`);
+    const impact = await rebuildImpactIndex(db);
     await db.run(sql`DELETE FROM entry_neighbours`);
     await db.run(sql`INSERT INTO entry_neighbours (entry_id, top)
       SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'`);
     const [row] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM entries_fts_docsize`);
     const n = Number(row?.n ?? 0);
-    await db.insert(auditLog).values({ at: now, actor, action: 'reindex', details: JSON.stringify({ documents: n }) });
-    return n;
+    await db
+      .insert(auditLog)
+      .values({ at: now, actor, action: 'reindex', details: JSON.stringify({ documents: n, impact }) });
+    return { documents: n, impact };
   });
-  return { workspace: ws.id, documents, ms: Math.round(performance.now() - started) };
+  return { workspace: ws.id, documents, impact, ms: Math.round(performance.now() - started) };
 }

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { searchKeywordByImpact } from './impact.ts';
 
 /** One FTS5 match, in bm25 order. */
 export interface KeywordHit {
@@ -21,11 +22,24 @@ export interface KeywordHit {
  * `limit` of that window, the whole match set is filtered and ranked instead, so the result
  * is always exactly the first `limit` matches that pass.
  *
+ * Given the terms `match` was built from, the impact index answers first where it can
+ * (searchKeywordByImpact: the same hits without ranking every match of a frequent word).
+ *
  * @example
  * const hits = await searchKeyword(db, '"deploy" OR "friday"', buildPrefilter({}), 100);
  * hits[0]; // { id: '0193…', rank: 1, bm25: -4.2 }
  */
-export async function searchKeyword(db: Db, match: string, prefilter: SQL, limit: number): Promise<KeywordHit[]> {
+export async function searchKeyword(
+  db: Db,
+  match: string,
+  prefilter: SQL,
+  limit: number,
+  terms?: readonly string[],
+): Promise<KeywordHit[]> {
+  if (terms) {
+    const fast = await searchKeywordByImpact(db, terms, prefilter, limit);
+    if (fast) return fast;
+  }
   // The match expression is a bound parameter built by buildMatchExpression (every term
   // quoted), so user text is only ever searched as words. ORDER BY bm25 rather than FTS5's
   // `rank`: SQLite then keeps only the best rows while scanning instead of sorting them all.

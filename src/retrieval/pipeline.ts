@@ -266,7 +266,7 @@ export async function recallEntries(
     Boolean(kinds || tags.length > 0 || filter.statuses?.length || filter.volatilities?.length) ||
     Boolean(filter.claimTags?.length || args.since || args.until || timeRange);
   const vector = vectors ? await searchVectors(db, vectors, queryUsed, prefilter, narrowed) : null;
-  const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector);
+  const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector, terms);
   if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
   const queryStems = [...new Set(terms.map(lightStem))];
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
@@ -318,9 +318,10 @@ async function gatherCandidates(
   prefilter: SQL,
   hops: number,
   vector: VectorArmResult | null,
+  terms: readonly string[],
 ): Promise<Candidates | null> {
   const policy = RANKING_POLICY;
-  const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit);
+  const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit, terms);
   const near = vector?.ranking ?? [];
   if (keyword.length === 0 && near.length === 0) return null;
   // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
