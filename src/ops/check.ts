@@ -1,7 +1,7 @@
 import type { Client } from '@libsql/client';
+import { checkImpactIndex, type ImpactCheck } from '../db/impact-index.ts';
 import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
 import { checkVectors, type VectorCheck } from './vectors.ts';
-import { checkImpactIndex, type ImpactCheck } from '../db/impact-index.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
 /** What `mini-sphere check` found; `ok` is false when `problems` is not empty. */

@@ -2,6 +2,26 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { searchKeywordByImpact } from './impact.ts';
 
+/** How long a workspace's database is taken to have no impact lists before it is asked again. */
+const IMPACT_PROBE_MS = 60_000;
+const impactProbes = new WeakMap<Db, { empty: boolean; at: number }>();
+
+/**
+ * Whether the impact index may answer: a workspace under its size threshold (or never
+ * reindexed) has no lists, and asking costs a round trip per recall on a hosted database.
+ * An empty index is remembered for a minute, so lists built meanwhile (reindex, import from
+ * another process) are used within one.
+ */
+async function mayHaveImpactLists(db: Db): Promise<boolean> {
+  const now = Date.now();
+  const known = impactProbes.get(db);
+  if (known && now - known.at < IMPACT_PROBE_MS) return !known.empty;
+  const [row] = await db.all<{ some: number }>(sql`SELECT EXISTS (SELECT 1 FROM impact_terms) AS some`);
+  const empty = !row?.some;
+  impactProbes.set(db, { empty, at: now });
+  return !empty;
+}
+
 /** One FTS5 match, in bm25 order. */
 export interface KeywordHit {
   id: string;
@@ -36,7 +56,7 @@ export async function searchKeyword(
   limit: number,
   terms?: readonly string[],
 ): Promise<KeywordHit[]> {
-  if (terms) {
+  if (terms && (await mayHaveImpactLists(db))) {
     const fast = await searchKeywordByImpact(db, terms, prefilter, limit);
     if (fast) return fast;
   }

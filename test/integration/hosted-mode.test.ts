@@ -337,6 +337,8 @@ describe('hosted mode: round trips', () => {
     expect(hrana.roundTrips(ws) / texts.flat().length).toBeLessThanOrEqual(3);
     expect(contents(ws)).toEqual(expect.arrayContaining(texts.flat()));
 
+    // The first recall of a workspace also asks whether it has impact lists (remembered for a minute).
+    await ok('query { recall(query: "deploy", topK: 1) { hits { entry { id } } } }', {}, ws);
     hrana.resetCounts();
     const found = await ok(
       'query ($q: String!) { recall(query: $q, topK: 8, hops: 1) { hits { hop entry { id } } } }',

@@ -202,7 +202,7 @@ describe('the impact index', () => {
     const exported = await runCli(['export', '--workspace', 'impact', '--out', file], env);
     expect(exported.code, exported.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).not.toMatch(/impact_/);
-    const imported = await runCli(['import', '--workspace', 'copy', '--from', 'impact', file, '--json'], env);
+    const imported = await runCli(['import', '--workspace', 'copy', '--create', file, '--json'], env);
     expect(imported.code, imported.stderr).toBe(0);
     const broken = await runCli(['check', '--workspace', 'impact', '--json'], env);
     expect(broken.code).toBe(1);
