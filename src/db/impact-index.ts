@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 
 /**
- * The shape of the impact index (drizzle/0003_impact.sql): which terms get a list and how
+ * The shape of the impact index (drizzle/0004_impact.sql): which terms get a list and how
  * long the lists are. Changing these changes only speed, never a ranking; `reindex`
  * applies them.
  */

@@ -65,7 +65,7 @@ function termWeight(tf: number, dl: number, avgdl: number): number {
  * The keyword arm through the impact index: the same hits, in the same order and with the
  * same bm25 as searchKeyword's FTS5 query, without ranking every match of a frequent word.
  *
- * A frequent term's list holds its heaviest postings (drizzle/0003_impact.sql); a rare
+ * A frequent term's list holds its heaviest postings (drizzle/0004_impact.sql); a rare
  * term's matches come from FTS5 whole, with their exact weights. Every document reached
  * gets an upper bound: what is known, plus for each list it is not in the most a posting
  * left out of that list can weigh. A document reached by nothing weighs at most the sum of
