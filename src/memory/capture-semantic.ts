@@ -1,5 +1,4 @@
 import { asc, eq, inArray, type Placeholder, sql } from 'drizzle-orm';
-import { uuidv7 } from 'uuidv7';
 import { notFound } from '../contract/errors.ts';
 import type { EventDraft } from '../contract/events.ts';
 import { normalizeTags } from '../contract/limits.ts';
@@ -8,7 +7,7 @@ import type { Db } from '../db/client.ts';
 import { ENTRY_INSERT_COLUMNS, type NewEntryRow } from '../db/mappers.ts';
 import { type EntryRow, entries, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import { type CaptureInput, type CaptureResult, checkCaptureInput, insertTagsSql } from './capture.ts';
+import { type CaptureInput, type CaptureResult, checkCaptureInput, insertTagsSql, newEntryRow } from './capture.ts';
 import { existingStatuses, linkInCapture } from './embeddings/auto-link.ts';
 import type { CapturePlan } from './embeddings/semantic.ts';
 import { writeVector } from './embeddings/vector-store.ts';
@@ -145,24 +144,8 @@ async function insertEntry(
   hash: string,
   entryTags: string[],
 ): Promise<EntryRow> {
-  const { now } = scope;
-  const row: NewEntryRow = {
-    id: uuidv7(),
-    content: input.content,
-    contentHash: hash,
-    source: input.source ?? null,
-    kind: input.kind ?? 'SEMANTIC',
-    status: input.status ?? 'ACTIVE',
-    volatility: input.volatility ?? 'EVOLVING',
-    volatilitySource: input.volatility ? 'caller' : 'default',
-    importance: input.importance ?? 0.5,
-    claimTag: input.claimTag ?? 'UNKNOWN',
-    evidenceRef: input.evidenceRef ?? null,
-    recallCount: 0,
-    observedAt: input.observedAt ? input.observedAt.getTime() : null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const row = newEntryRow(input, hash, scope.now);
+
   // The row is known in full; only its rowid comes back (no RETURNING round of decoding).
   const inserted = await scope.prepared(insertEntryRow).run(row);
   const entry: EntryRow = { n: Number(inserted.lastInsertRowid), ...row };

@@ -131,9 +131,9 @@ export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
   };
 }
 
-function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTags: string[]): EntryRow {
-  const { now } = plan;
-  const row: NewEntryRow = {
+/** The row a new entry gets from its capture, with the caller's values or the defaults. */
+export function newEntryRow(input: CaptureInput, hash: string, now: number): NewEntryRow {
+  return {
     id: uuidv7(),
     content: input.content,
     contentHash: hash,
@@ -150,6 +150,10 @@ function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTa
     createdAt: now,
     updatedAt: now,
   };
+}
+
+function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTags: string[]): EntryRow {
+  const row = newEntryRow(input, hash, plan.now);
   const n = plan.nextEntryN();
   plan.run(INSERT_ENTRY, [n, ...ENTRY_INSERT_COLUMNS.map((c) => row[c])]);
   if (entryTags.length > 0)
