@@ -6,6 +6,7 @@ import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { checkWorkspaceId } from '../contract/ids.ts';
+import { hostedFetch } from './hosted-fetch.ts';
 import { LocalClient } from './local-client.ts';
 import { RemoteClient } from './remote-client.ts';
 import { schema } from './schema.ts';
@@ -46,11 +47,16 @@ export function locateWorkspace(
 /**
  * Opens a libSQL client for a location and prepares it (WAL, durable commits). An embedded
  * file gets a LocalClient, which keeps prepared statements; a hosted database gets the
- * stock remote client.
+ * stock remote client over node:http (see hostedFetch).
  */
 export async function openClient(location: DatabaseLocation): Promise<Client> {
   if (!location.local) {
-    const client = createClient({ url: asBaseUrl(location.url), authToken: location.authToken, intMode: 'number' });
+    const client = createClient({
+      url: asBaseUrl(location.url),
+      authToken: location.authToken,
+      intMode: 'number',
+      fetch: hostedFetch,
+    });
     return new RemoteClient(client);
   }
   const path = location.url.slice('file:'.length);
