@@ -8,15 +8,16 @@
  *   npx tsx bench/hosted-rtt.ts                      # 10 ms per round trip
  *   npx tsx bench/hosted-rtt.ts --rtt 25 --entries 300 --captures 320 --recalls 60
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type ServerProcess, startServerProcess } from '../test/helpers/cli.ts';
 import { type HranaTestServer, startHranaServer } from '../test/helpers/hrana-server.ts';
 import type { Data } from '../test/helpers/server.ts';
+import { formatProfile, summarizeProfile } from './perf/profile.ts';
+import { gqlClient, REPO_ROOT, type ServerChild, startServer } from './perf/util.ts';
 
 export interface HostedRttOptions {
   /** Milliseconds added to every request to the database service. */
@@ -25,6 +26,8 @@ export interface HostedRttOptions {
   captures: number;
   recalls: number;
   clients: number;
+  /** CPU-profile the server (node --cpu-prof) and print where its time went. */
+  profile?: boolean;
 }
 
 export const HOSTED_RTT_DEFAULTS: HostedRttOptions = { rtt: 10, entries: 200, captures: 320, recalls: 60, clients: 16 };
@@ -122,15 +125,20 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
   const RTT = opts.rtt;
   const dir = await mkdtemp(join(tmpdir(), 'hosted-rtt-'));
   const hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: 'bench' });
-  let serve: ServerProcess | null = null;
+  const profDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
+  let serve: ServerChild | null = null;
   try {
-    serve = await startServerProcess({
-      SPHERE_DATA_DIR: join(dir, 'data'),
-      SPHERE_DB_URL: hrana.urlTemplate,
-      SPHERE_DB_AUTH_TOKEN: 'bench',
-      SPHERE_CONTROL_DB_URL: hrana.url('_control'),
-      SPHERE_RATE_LIMIT: '0',
-      LOG_LEVEL: 'warn',
+    serve = await startServer({
+      dataDir: join(dir, 'data'),
+      logFile: join(dir, 'serve.log'),
+      nodeFlags: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+      env: {
+        SPHERE_DB_URL: hrana.urlTemplate,
+        SPHERE_DB_AUTH_TOKEN: 'bench',
+        SPHERE_CONTROL_DB_URL: hrana.url('_control'),
+        SPHERE_RATE_LIMIT: '0',
+        LOG_LEVEL: 'warn',
+      },
     });
     const url = serve.url;
     const ids = await seed(url, opts.entries);
@@ -154,19 +162,22 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
 
     const total = opts.captures;
     let next = 0;
+    // node:http over kept-alive sockets: fetch costs the shared machine several times the CPU per request.
+    const client = gqlClient(url, WS, opts.clients);
     hrana.resetCounts();
-    const serverCpu = cpuMsOf(serve.child.pid ?? 0);
+    const serverCpu = cpuMsOf(serve.pid);
     const ownCpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: opts.clients }, async () => {
         while (next < total) {
           const i = next++;
-          await gql(url, CAPTURE, { input: { content: `load capture ${i} ${sentence(i)}`, tags: ['load'] } });
+          await client.request(CAPTURE, { input: { content: `load capture ${i} ${sentence(i)}`, tags: ['load'] } });
         }
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    client.close();
     const capturesPerSecond = total / seconds;
     console.log(
       `\ncaptures with ${opts.clients} clients: ${total} in ${seconds.toFixed(1)} s = ${capturesPerSecond.toFixed(1)}/s`,
@@ -176,7 +187,7 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
     );
     // Throughput here is bounded by CPU long before round trips: both processes share the machine.
     const own = process.cpuUsage(ownCpu);
-    const serverNow = cpuMsOf(serve.child.pid ?? 0);
+    const serverNow = cpuMsOf(serve.pid);
     if (serverCpu !== null && serverNow !== null) {
       const perCapture = (ms: number) => (ms / total).toFixed(2);
       console.log(
@@ -197,8 +208,13 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
     );
     return { options: opts, roundTrips: counts, capturesPerSecond, recallMs };
   } finally {
-    serve?.child.kill('SIGTERM');
-    await serve?.exited;
+    await serve?.stop();
+    if (opts.profile && serve) {
+      const file = readdirSync(profDir)
+        .filter((f) => f.includes(`.${serve?.pid}.`))
+        .map((f) => join(profDir, f))[0];
+      if (file) console.log(`\n${formatProfile(summarizeProfile(file), `server profile (${file})`)}`);
+    }
     await hrana.stop();
     await rm(dir, { recursive: true, force: true });
   }
@@ -213,6 +229,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       captures: { type: 'string', default: String(d.captures) },
       recalls: { type: 'string', default: String(d.recalls) },
       clients: { type: 'string', default: String(d.clients) },
+      profile: { type: 'boolean', default: false },
     },
   });
   await runHostedRtt({
@@ -221,5 +238,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     captures: Number(flags.captures),
     recalls: Number(flags.recalls),
     clients: Number(flags.clients),
+    profile: flags.profile,
   });
 }

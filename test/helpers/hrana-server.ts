@@ -43,6 +43,9 @@ export interface RoundTrip {
   statements: string[];
   /** How many statements it ran, those given by the id of a stored SQL text (which `statements` leaves out) included. */
   steps: number;
+  /** performance.now() when it was read (after the injected latency) and when it was answered. */
+  at: number;
+  answeredAt?: number;
 }
 
 export interface DropRule {
@@ -269,7 +272,13 @@ export class HranaTestServer {
       if (req.method !== 'POST') throw new HttpError(405, { error: 'POST only' });
       const request = parseJson(body);
       const statements = sqlOf(request);
-      this.log.push({ database: name, statements: statements.map(firstWords), steps: stepsOf(request) });
+      const entry: RoundTrip = {
+        database: name,
+        statements: statements.map(firstWords),
+        steps: stepsOf(request),
+        at: performance.now(),
+      };
+      this.log.push(entry);
       const drop = this.#takeDrop(statements);
       if (drop === 'before') return void req.socket.destroy();
       const delay = this.#delays.find((r) => statements.some((s) => r.match.test(s)));
@@ -279,6 +288,7 @@ export class HranaTestServer {
       }
       const response = await this.#pipeline(name, request);
       if (drop === 'after') return void req.socket.destroy();
+      entry.answeredAt = performance.now();
       sendJson(res, 200, response);
     } catch (error) {
       if (error instanceof HttpError) return sendJson(res, error.status, error.body);
