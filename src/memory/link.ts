@@ -1,12 +1,12 @@
+import type { ResultSet, Row } from '@libsql/client';
 import { and, eq } from 'drizzle-orm';
 import type { EdgeType, EntryKind, Provenance } from '../contract/enums.ts';
-import { badInput, DomainError } from '../contract/errors.ts';
+import { badInput, DomainError, notFound } from '../contract/errors.ts';
 import { LIMITS } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
-import { edgeSnapshot, edgeToRow } from '../db/mappers.ts';
-import { type EdgeRow, edges, entries } from '../db/schema.ts';
-import type { WriteScope } from '../db/writer.ts';
-import { requireEntry } from './queries.ts';
+import { edgeSnapshot, edgeToRow, entryFromRow } from '../db/mappers.ts';
+import type { PlannedWrite } from '../db/planned-write.ts';
+import { type EdgeRow, type EntryRow, edges } from '../db/schema.ts';
 
 export interface LinkInput {
   src: string;
@@ -43,56 +43,138 @@ export function checkLinkInput(input: LinkInput): void {
   }
 }
 
-/**
- * Links two entries of the workspace, enforcing the kind gates. Re-linking an existing
- * (src, dst, type) keeps the heavier weight and the stronger provenance and merges
- * metadata keys. SUPERSEDES also marks its target SUPERSEDED.
- */
-export async function linkEntries(scope: WriteScope, input: LinkInput): Promise<EdgeRow> {
-  checkLinkInput(input);
-  const { db, now } = scope;
-  const src = await requireEntry(db, input.src);
-  const dst = await requireEntry(db, input.dst);
-  const gate = KIND_GATES[input.type];
-  if (gate?.src && src.kind !== gate.src) {
-    throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.src} source, got ${src.kind}`);
-  }
-  if (gate?.dst && dst.kind !== gate.dst) {
-    throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.dst} target, got ${dst.kind}`);
-  }
-  if (input.type === 'SUPERSEDES') await refuseMutualSupersedes(db, src.id, dst.id);
-  const [a, b] = canonicalEnds(src.id, dst.id, input.type);
-  const edge = await upsertEdge(db, now, {
-    src: a,
-    dst: b,
-    type: input.type,
-    weight: input.weight ?? 1,
-    provenance: input.provenance ?? 'EXPLICIT',
-    metadata: input.metadata,
-  });
-  if (input.type === 'SUPERSEDES' && dst.status !== 'SUPERSEDED') {
-    await db.update(entries).set({ status: 'SUPERSEDED', updatedAt: now }).where(eq(entries.id, dst.id));
-  }
-  await scope.emit({ type: 'LINKED', entryId: edge.src, edge: edgeSnapshot(edge) });
-  return edge;
+/** A link's edge and both of its entries as the write left them. */
+export interface Linked {
+  edge: EdgeRow;
+  source: EntryRow;
+  target: EntryRow;
+}
+
+const ENTRY_BY_ID = 'SELECT * FROM entries WHERE id = ? LIMIT 1';
+const EDGE_AT = 'SELECT * FROM edges WHERE src = ? AND dst = ? AND type = ? LIMIT 1';
+const INSERT_EDGE =
+  'INSERT INTO edges (src, dst, type, weight, provenance, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+const UPDATE_EDGE =
+  'UPDATE edges SET weight = ?, provenance = ?, metadata = ?, updated_at = ? WHERE src = ? AND dst = ? AND type = ?';
+
+/** The keys of a write that reads both ends and one edge (see PlannedWrite.keys). */
+const edgeKeys = (src: string, dst: string, [a, b]: [string, string], type: EdgeType) => [
+  `entry:${src}`,
+  `entry:${dst}`,
+  `edge:${a}|${b}|${type}`,
+];
+
+/** Both ends of an edge from a planned write's first two answers; NOT_FOUND names the first missing one. */
+function endsFrom(input: { src: string; dst: string }, answers: readonly ResultSet[]): [EntryRow, EntryRow] {
+  const [src, dst] = [answers[0]?.rows[0], answers[1]?.rows[0]];
+  if (!src) throw notFound(input.src);
+  if (!dst) throw notFound(input.dst);
+  return [entryFromRow(src), entryFromRow(dst)];
 }
 
 /**
- * Two entries that supersede each other leave neither current: each would mark the other
- * SUPERSEDED, and "the newest version" would have no answer.
+ * Links two entries of the workspace, enforcing the kind gates. Re-linking an existing
+ * (src, dst, type) keeps the heavier weight and the stronger provenance and merges
+ * metadata keys. SUPERSEDES also marks its target SUPERSEDED. A planned write: it reads
+ * both ends and the edge (and, for SUPERSEDES, the reverse edge) and decides from them,
+ * so a hosted database answers it in the writer's two round trips.
  */
-async function refuseMutualSupersedes(db: Db, src: string, dst: string): Promise<void> {
-  const [reverse] = await db
-    .select({ src: edges.src })
-    .from(edges)
-    .where(and(eq(edges.src, dst), eq(edges.dst, src), eq(edges.type, 'SUPERSEDES')))
-    .limit(1);
-  if (reverse) {
-    throw badInput(
-      `${dst} already supersedes ${src}; two entries cannot supersede each other (unlink that edge first)`,
-      'dst',
-    );
+export function linkWrite(input: LinkInput): PlannedWrite<Linked> {
+  checkLinkInput(input);
+  const ends = canonicalEnds(input.src, input.dst, input.type);
+  const supersedes = input.type === 'SUPERSEDES';
+  return {
+    keys: [
+      ...edgeKeys(input.src, input.dst, ends, input.type),
+      ...(supersedes ? [`edge:${input.dst}|${input.src}|SUPERSEDES`] : []),
+    ],
+    reads: [
+      { sql: ENTRY_BY_ID, args: [input.src] },
+      { sql: ENTRY_BY_ID, args: [input.dst] },
+      { sql: EDGE_AT, args: [ends[0], ends[1], input.type] },
+      ...(supersedes ? [{ sql: EDGE_AT, args: [input.dst, input.src, 'SUPERSEDES'] }] : []),
+    ],
+    decide(plan, answers) {
+      const [src, dst] = endsFrom(input, answers);
+      const gate = KIND_GATES[input.type];
+      if (gate?.src && src.kind !== gate.src) {
+        throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.src} source, got ${src.kind}`);
+      }
+      if (gate?.dst && dst.kind !== gate.dst) {
+        throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.dst} target, got ${dst.kind}`);
+      }
+      if (supersedes && answers[3]?.rows[0]) {
+        throw badInput(
+          `${dst.id} already supersedes ${src.id}; two entries cannot supersede each other (unlink that edge first)`,
+          'dst',
+        );
+      }
+      const oldRow = answers[2]?.rows[0];
+      const old = oldRow ? edgeFromSql(oldRow) : null;
+      const edge = mergedEdge(old, plan.now, {
+        src: ends[0],
+        dst: ends[1],
+        type: input.type,
+        weight: input.weight ?? 1,
+        provenance: input.provenance ?? 'EXPLICIT',
+        metadata: input.metadata,
+      });
+      if (old) {
+        plan.run(UPDATE_EDGE, [edge.weight, edge.provenance, edge.metadata, edge.updatedAt, ...ends, input.type]);
+      } else {
+        plan.run(INSERT_EDGE, [...ends, input.type, edge.weight, edge.provenance, edge.metadata, plan.now, plan.now]);
+      }
+      let target = dst;
+      if (supersedes && dst.status !== 'SUPERSEDED') {
+        plan.run('UPDATE entries SET status = ?, updated_at = ? WHERE id = ?', ['SUPERSEDED', plan.now, dst.id]);
+        target = { ...dst, status: 'SUPERSEDED', updatedAt: plan.now };
+      }
+      plan.emit({ type: 'LINKED', entryId: edge.src, edge: edgeSnapshot(edge) });
+      // The edge's own ends: RELATES_TO is stored with its ends in order, whichever way it was asked.
+      const byId = new Map([
+        [src.id, src],
+        [target.id, target],
+      ]);
+      return { edge, source: byId.get(edge.src)!, target: byId.get(edge.dst)! };
+    },
+  };
+}
+
+/**
+ * The edge a link leaves: new, or the existing one with the heavier weight, the stronger
+ * provenance and the merged metadata (which may not outgrow the bound a single link is held to).
+ */
+function mergedEdge(
+  old: EdgeRow | null,
+  now: number,
+  e: { src: string; dst: string; type: EdgeType; weight: number; provenance: Provenance; metadata?: unknown },
+): EdgeRow {
+  if (!old) return edgeToRow({ ...e, createdAt: now, updatedAt: now });
+  const metadata = mergeMetadata(old.metadata, e.metadata);
+  if (metadata !== null && metadata.length > LIMITS.metadataMax) {
+    throw badInput(`merged metadata would be larger than ${LIMITS.metadataMax} characters of JSON`, 'metadata');
   }
+  return {
+    ...old,
+    weight: Math.max(old.weight, e.weight),
+    provenance: PROVENANCE_STRENGTH[e.provenance] > PROVENANCE_STRENGTH[old.provenance] ? e.provenance : old.provenance,
+    metadata,
+    updatedAt: now,
+  };
+}
+
+/** An edge row as SQL answers it (snake_case columns) in drizzle's shape. */
+function edgeFromSql(r: Row): EdgeRow {
+  return {
+    src: String(r.src),
+    dst: String(r.dst),
+    type: r.type as EdgeType,
+    weight: Number(r.weight),
+    provenance: r.provenance as Provenance,
+    metadata: r.metadata == null ? null : String(r.metadata),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
 }
 
 /** Inserts an edge or strengthens the existing one; endpoints must already be canonical. */
@@ -147,22 +229,26 @@ function mergeMetadata(old: string | null, next: unknown): string | null {
 }
 
 /**
- * Removes the edge (either order for RELATES_TO). True when an edge was removed;
- * unknown endpoints are NOT_FOUND, a missing edge between known entries is false.
+ * Removes the edge (either order for RELATES_TO). The removed edge, or null when there was
+ * none between known entries; unknown endpoints are NOT_FOUND. Planned like linkWrite.
  */
-export async function unlinkEntries(
-  scope: WriteScope,
-  input: { src: string; dst: string; type: EdgeType },
-): Promise<EdgeRow | null> {
-  const { db } = scope;
-  await requireEntry(db, input.src);
-  await requireEntry(db, input.dst);
-  const [a, b] = canonicalEnds(input.src, input.dst, input.type);
-  const [removed] = await db
-    .delete(edges)
-    .where(and(eq(edges.src, a), eq(edges.dst, b), eq(edges.type, input.type)))
-    .returning();
-  if (!removed) return null;
-  await scope.emit({ type: 'UNLINKED', entryId: removed.src, edge: edgeSnapshot(removed) });
-  return removed;
+export function unlinkWrite(input: { src: string; dst: string; type: EdgeType }): PlannedWrite<EdgeRow | null> {
+  const ends = canonicalEnds(input.src, input.dst, input.type);
+  return {
+    keys: edgeKeys(input.src, input.dst, ends, input.type),
+    reads: [
+      { sql: ENTRY_BY_ID, args: [input.src] },
+      { sql: ENTRY_BY_ID, args: [input.dst] },
+      { sql: EDGE_AT, args: [ends[0], ends[1], input.type] },
+    ],
+    decide(plan, answers) {
+      endsFrom(input, answers);
+      const row = answers[2]?.rows[0];
+      if (!row) return null;
+      const removed = edgeFromSql(row);
+      plan.run('DELETE FROM edges WHERE src = ? AND dst = ? AND type = ?', [...ends, input.type]);
+      plan.emit({ type: 'UNLINKED', entryId: removed.src, edge: edgeSnapshot(removed) });
+      return removed;
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type { EdgeSnapshot } from '../../contract/events.ts';
 import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
 import type { EntryRow } from '../../db/schema.ts';
-import { checkLinkInput, type LinkInput, linkEntries, unlinkEntries } from '../../memory/link.ts';
+import { checkLinkInput, type LinkInput, linkWrite, unlinkWrite } from '../../memory/link.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { checkedFirst, runWrite } from '../guards.ts';
@@ -126,8 +126,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
     resolve: async (_r, { input }, ctx) => {
-      const edge = edgeSnapshot(await runWrite(ctx, (scope) => linkEntries(scope, linkOf(input))));
-      return { edge, ...(await endpoints(ctx, edge.src, edge.dst)) };
+      const { edge, source, target } = await runWrite(ctx, linkWrite(linkOf(input)));
+      forgetCached(ctx, [edge.src, edge.dst]);
+      return { edge: edgeSnapshot(edge), source, target };
     },
   }),
   unlink: t.field({
@@ -137,7 +138,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UnlinkInputRef, required: true, description: 'The edge.' }) },
     resolve: async (_r, { input }, ctx) => {
       const [src, dst] = [String(input.src), String(input.dst)];
-      const removed = await runWrite(ctx, (scope) => unlinkEntries(scope, { src, dst, type: input.type }));
+      const removed = await runWrite(ctx, unlinkWrite({ src, dst, type: input.type }));
       return { removedEdgeId: removed ? edgeNodeId(removed) : null, ...(await endpoints(ctx, src, dst)) };
     },
   }),

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { jsonList } from '../../db/rows.ts';
 import type { EdgeRow } from '../../db/schema.ts';
 import type { Writer } from '../../db/writer.ts';
-import { canonicalEnds, linkEntries, upsertEdge } from '../link.ts';
+import { canonicalEnds, linkWrite, upsertEdge } from '../link.ts';
 import type { VectorMatch } from './vector-index.ts';
 
 /** A cosine as an edge weight: within (0, 1] whatever float rounding gave. */
@@ -62,14 +62,8 @@ export async function autoLink(
 ): Promise<void> {
   for (const m of near.slice(0, SEMANTIC_CAPTURE.linksMax)) {
     try {
-      await writer.run((scope) =>
-        linkEntries(scope, {
-          src: entryId,
-          dst: m.id,
-          type: 'RELATES_TO',
-          weight: weightOf(m.cosine),
-          provenance: 'INFERRED',
-        }),
+      await writer.run(
+        linkWrite({ src: entryId, dst: m.id, type: 'RELATES_TO', weight: weightOf(m.cosine), provenance: 'INFERRED' }),
       );
     } catch (error) {
       if ((error as { code?: string }).code !== 'NOT_FOUND') throw error;
