@@ -4,22 +4,32 @@ import { searchKeywordByImpact } from './impact.ts';
 
 /** How long a workspace's database is taken to have no impact lists before it is asked again. */
 const IMPACT_PROBE_MS = 60_000;
-const impactProbes = new WeakMap<Db, { empty: boolean; at: number }>();
+const impactProbes = new WeakMap<Db, { empty: boolean; at: number; asking?: boolean }>();
+
+async function probeImpactLists(db: Db): Promise<boolean> {
+  const [row] = await db.all<{ some: number }>(sql`SELECT EXISTS (SELECT 1 FROM impact_terms) AS some`);
+  const empty = !row?.some;
+  impactProbes.set(db, { empty, at: Date.now() });
+  return !empty;
+}
 
 /**
  * Whether the impact index may answer: a workspace under its size threshold (or never
  * reindexed) has no lists, and asking costs a round trip per recall on a hosted database.
- * An empty index is remembered for a minute, so lists built meanwhile (reindex, import from
- * another process) are used within one.
+ * The answer is remembered; once it is a minute old, recall goes on with it while the
+ * database is asked again beside it, so lists built meanwhile (reindex, import from another
+ * process) are used within a minute and only a database's first recall waits for the answer.
  */
 async function mayHaveImpactLists(db: Db): Promise<boolean> {
-  const now = Date.now();
   const known = impactProbes.get(db);
-  if (known && now - known.at < IMPACT_PROBE_MS) return !known.empty;
-  const [row] = await db.all<{ some: number }>(sql`SELECT EXISTS (SELECT 1 FROM impact_terms) AS some`);
-  const empty = !row?.some;
-  impactProbes.set(db, { empty, at: now });
-  return !empty;
+  if (!known) return probeImpactLists(db);
+  if (Date.now() - known.at >= IMPACT_PROBE_MS && !known.asking) {
+    known.asking = true;
+    probeImpactLists(db).catch(() => {
+      known.asking = false;
+    });
+  }
+  return !known.empty;
 }
 
 /** One FTS5 match, in bm25 order. */
@@ -63,18 +73,28 @@ export async function searchKeyword(
   // The match expression is a bound parameter built by buildMatchExpression (every term
   // quoted), so user text is only ever searched as words. ORDER BY bm25 rather than FTS5's
   // `rank`: SQLite then keeps only the best rows while scanning instead of sorting them all.
-  let rows = await db.all<{ id: string; bm25: number }>(sql`
-    SELECT e.id AS id, f.bm25 AS bm25
-    FROM (
+  // The last row (id NULL) says how many matches the window held: fewer than it can hold
+  // means it held every match, and what passed the prefilter is already the whole answer.
+  const window = 2 * limit;
+  const answer = await db.all<{ id: string | null; bm25: number; n: number }>(sql`
+    WITH f AS MATERIALIZED (
       SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
       WHERE entries_fts MATCH ${match}
       ORDER BY bm25, rowid
-      LIMIT ${2 * limit}
-    ) f JOIN entries e ON e.n = f.n
-    WHERE ${prefilter}
-    ORDER BY f.bm25, f.n
-    LIMIT ${limit}`);
-  if (rows.length < limit) {
+      LIMIT ${window}
+    )
+    SELECT id, bm25, n, 0 AS last FROM (
+      SELECT e.id AS id, f.bm25 AS bm25, f.n AS n
+      FROM f JOIN entries e ON e.n = f.n
+      WHERE ${prefilter}
+      ORDER BY f.bm25, f.n
+      LIMIT ${limit}
+    )
+    UNION ALL SELECT NULL, NULL, (SELECT count(*) FROM f), 1
+    ORDER BY last, bm25, n`);
+  const held = Number(answer.at(-1)?.n ?? 0);
+  let rows = answer.slice(0, -1) as { id: string; bm25: number }[];
+  if (rows.length < limit && held >= window) {
     rows = await db.all<{ id: string; bm25: number }>(sql`
       SELECT e.id AS id, bm25(entries_fts) AS bm25
       FROM entries_fts JOIN entries e ON e.n = entries_fts.rowid
