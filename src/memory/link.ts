@@ -228,11 +228,18 @@ function mergeMetadata(old: string | null, next: unknown): string | null {
   return JSON.stringify(next);
 }
 
+/** What unlink did: the removed edge (null when there was none) and both entries as asked. */
+export interface Unlinked {
+  removed: EdgeRow | null;
+  source: EntryRow;
+  target: EntryRow;
+}
+
 /**
- * Removes the edge (either order for RELATES_TO). The removed edge, or null when there was
- * none between known entries; unknown endpoints are NOT_FOUND. Planned like linkWrite.
+ * Removes the edge (either order for RELATES_TO); unknown endpoints are NOT_FOUND, a missing
+ * edge between known entries removes nothing. Planned like linkWrite.
  */
-export function unlinkWrite(input: { src: string; dst: string; type: EdgeType }): PlannedWrite<EdgeRow | null> {
+export function unlinkWrite(input: { src: string; dst: string; type: EdgeType }): PlannedWrite<Unlinked> {
   const ends = canonicalEnds(input.src, input.dst, input.type);
   return {
     keys: edgeKeys(input.src, input.dst, ends, input.type),
@@ -242,13 +249,13 @@ export function unlinkWrite(input: { src: string; dst: string; type: EdgeType })
       { sql: EDGE_AT, args: [ends[0], ends[1], input.type] },
     ],
     decide(plan, answers) {
-      endsFrom(input, answers);
+      const [source, target] = endsFrom(input, answers);
       const row = answers[2]?.rows[0];
-      if (!row) return null;
+      if (!row) return { removed: null, source, target };
       const removed = edgeFromSql(row);
       plan.run('DELETE FROM edges WHERE src = ? AND dst = ? AND type = ?', [...ends, input.type]);
       plan.emit({ type: 'UNLINKED', entryId: removed.src, edge: edgeSnapshot(removed) });
-      return removed;
+      return { removed, source, target };
     },
   };
 }

@@ -348,4 +348,29 @@ describe('hosted mode: round trips', () => {
     expect(found.recall.hits.length).toBeGreaterThan(0);
     expect(readsAndWrites(ws)).toBeLessThanOrEqual(4);
   });
+
+  it("link and unlink cost the writer's two requests (and the stream's close), with both ends in the answer", async () => {
+    const ws = 'link-trips';
+    const a = (await capture(ws, { content: 'the payment service moved to a new queue' })).entry.id;
+    const b = (await capture(ws, { content: 'the queue drops messages under load' })).entry.id;
+    const opened = (r: { statements: string[] }) => r.statements.length > 0;
+    hrana.resetCounts();
+    const linked = await ok(
+      'mutation ($input: LinkInput!) { link(input: $input) { edge { src dst type } source { id } target { id status } } }',
+      { input: { src: b, dst: a, type: 'SUPERSEDES' } },
+      ws,
+    );
+    expect(linked.link).toEqual({
+      edge: { src: b, dst: a, type: 'SUPERSEDES' },
+      source: { id: b },
+      target: { id: a, status: 'SUPERSEDED' },
+    });
+    expect(hrana.log.filter((r) => r.database === ws && opened(r))).toHaveLength(2);
+    expect(fileRows(ws, 'SELECT status FROM entries WHERE id = ?', a)).toEqual([{ status: 'SUPERSEDED' }]);
+
+    hrana.resetCounts();
+    expect((await ok(UNLINK, { src: b, dst: a, type: 'SUPERSEDES' }, ws)).unlink.removedEdgeId).toBeTruthy();
+    expect(hrana.log.filter((r) => r.database === ws && opened(r))).toHaveLength(2);
+    expect(fileRows(ws, 'SELECT count(*) AS n FROM edges')).toEqual([{ n: 0 }]);
+  });
 });

@@ -67,20 +67,13 @@ function linkOf(input: LinkArg): LinkInput {
   return { ...input, src: String(input.src), dst: String(input.dst) };
 }
 
-/** Drops what this request has cached about an edge's endpoints, so a payload reads them as the write left them. */
+/** Drops what this request has cached about an edge's endpoints (their edges changed), so later fields read them afresh. */
 function forgetCached(ctx: Context, ids: string[]): void {
   for (const id of ids) {
     ctx.loaders.entry.clear(id);
     ctx.loaders.edges.clear(id);
     ctx.loaders.superseded.clear(id);
   }
-}
-
-/** The endpoint entries of a write, as they are after it. */
-async function endpoints(ctx: Context, src: string, dst: string): Promise<{ source: EntryRow; target: EntryRow }> {
-  forgetCached(ctx, [src, dst]);
-  const [source, target] = await Promise.all([loadExisting(ctx.loaders, src), loadExisting(ctx.loaders, dst)]);
-  return { source, target };
 }
 
 const LinkPayloadRef = builder
@@ -138,8 +131,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UnlinkInputRef, required: true, description: 'The edge.' }) },
     resolve: async (_r, { input }, ctx) => {
       const [src, dst] = [String(input.src), String(input.dst)];
-      const removed = await runWrite(ctx, unlinkWrite({ src, dst, type: input.type }));
-      return { removedEdgeId: removed ? edgeNodeId(removed) : null, ...(await endpoints(ctx, src, dst)) };
+      const { removed, source, target } = await runWrite(ctx, unlinkWrite({ src, dst, type: input.type }));
+      forgetCached(ctx, [src, dst]);
+      return { removedEdgeId: removed ? edgeNodeId(removed) : null, source, target };
     },
   }),
 }));
