@@ -127,6 +127,8 @@ interface Scored {
   importance: number;
   tagOverlap: number;
   final: number;
+  /** The final score the keyword and graph arms alone give (0: only the vector arm found it). */
+  lexical: number;
   stems: Set<string>;
 }
 
@@ -270,6 +272,7 @@ export async function recallEntries(
   if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
   const queryStems = [...new Set(terms.map(lightStem))];
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
+  if (vector) guardHead(scored);
   keepBelowSuccessors(scored);
   const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
   return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
@@ -380,7 +383,7 @@ function scoreCandidates(
   asOfMs: number,
 ): Scored[] {
   const neighbours = neighboursAmong(
-    edges,
+    vector && RANKING_POLICY.vector.ignoreInferredNeighbours ? edges.filter((e) => e.provenance !== 'INFERRED') : edges,
     fused.map((c) => c.id),
   );
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
@@ -395,19 +398,20 @@ function scoreCandidates(
     const linked = neighbours.get(c.id) ?? [];
     const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
     const cosine = vector ? vector.cosineOf(c.id) : null;
-    const parts = {
-      rrf: c.rrf,
-      match: Math.max(
-        relative(c.id) + RANKING_POLICY.neighbourSupport * support,
-        node?.score ?? 0,
-        vectorMatch(cosine),
-      ),
+    const lexical = {
+      rrf: c.rrf - vectorRrf(c.ranks.VECTOR),
+      match: Math.max(relative(c.id) + RANKING_POLICY.neighbourSupport * support, node?.score ?? 0),
       coverage: coverageFactor(
         stems,
         linked.map((n) => stemsById.get(n.id)!),
         queryStems,
       ),
       tagOverlap: tagOverlapFactor(hydrated.tags, terms),
+    };
+    const parts = {
+      ...lexical,
+      rrf: c.rrf,
+      match: Math.max(lexical.match, vectorMatch(cosine)) * cosineFactor(cosine),
     };
     const bm25 = bm25ById.get(c.id) ?? null;
     return {
@@ -418,9 +422,42 @@ function scoreCandidates(
       graphScore: node?.score ?? null,
       cosine,
       stems,
+      lexical: vector && lexical.rrf > 0 ? score(hydrated, lexical, asOfMs).final : 0,
       ...score(hydrated, parts, asOfMs),
     };
   });
+}
+
+/** What the vector arm added to an entry's RRF: taken off again for its lexical score. */
+function vectorRrf(rank: number | undefined): number {
+  return rank === undefined ? 0 : RANKING_POLICY.armWeights.VECTOR / (RANKING_POLICY.rrfK + rank);
+}
+
+/**
+ * The cosine as a rerank factor on every candidate (RANKING_POLICY.vector.cosineRerank):
+ * among keyword hits of one strength, the one nearer the question in meaning goes first.
+ */
+function cosineFactor(cosine: number | null): number {
+  const w = RANKING_POLICY.vector.cosineRerank;
+  return w > 0 && cosine !== null ? 1 + w * Math.max(0, cosine) : 1;
+}
+
+/**
+ * The `head` best candidates by the lexical arms alone keep their order and places; the
+ * vector arm orders only what comes after them.
+ */
+function guardHead(scored: Scored[]): void {
+  const head = RANKING_POLICY.vector.head;
+  if (head <= 0) return;
+  const lexical = scored.filter((s) => s.lexical > 0).sort((a, b) => b.lexical - a.lexical);
+  if (lexical.length === 0) return;
+  const top = new Set(lexical.slice(0, head));
+  const floor = Math.min(...[...top].map((s) => s.lexical));
+  const rest = scored.filter((s) => !top.has(s));
+  const max = rest.reduce((m, s) => Math.max(m, s.final), 0);
+  const scale = max >= floor ? (floor / max) * 0.999 : 1;
+  for (const s of top) s.final = s.lexical;
+  for (const s of rest) s.final *= scale;
 }
 
 /** The vector arm's match strength for a cosine (see RANKING_POLICY.vector); 0 without the arm. */
@@ -631,6 +668,7 @@ async function listTimeRange(db: Db, input: TimeListInput): Promise<RecallOutput
         graphScore: null,
         cosine: null,
         stems,
+        lexical: 0,
         ...score(rows.get(r.id)!, parts, asOfMs),
       };
     });

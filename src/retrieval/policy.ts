@@ -25,19 +25,19 @@ const STOP_WORDS = [
  * a change of this object and of its version.
  */
 export const RANKING_POLICY = {
-  version: 'rp-2026.12-2',
+  version: 'rp-2026.12-3',
 
   /**
    * Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry.
    * The graph arm weighs more: it ranks the best keyword hits' linked neighbourhood (the
    * seeds by bm25, then what they link to), so an entry both arms agree on, or a close
    * neighbour of a strong match, beats a lone weak keyword match. Measured on LoCoMo, it
-   * lifts recall@5 and @10 at no cost to @1. The vector arm weighs half: its ranks reorder
-   * the keyword hits too, and with the built-in GloVe vectors at weight 1 that cost recall@1
-   * on LoCoMo (0.377 against 0.385 keyword-only; 0.383 at 0.5, @10 the same).
+   * lifts recall@5 and @10 at no cost to @1. The vector arm weighs as much as the keyword
+   * arm: it no longer reorders the best lexical matches (vector.head), so its weight only
+   * decides what it brings in below them.
    */
   rrfK: 60,
-  armWeights: { KEYWORD: 1, GRAPH: 3, VECTOR: 0.5 },
+  armWeights: { KEYWORD: 1, GRAPH: 3, VECTOR: 1 },
 
   keyword: {
     /** The FTS5 arm reads at most this many matches (bounded so recall stays near raw-FTS5 speed). */
@@ -93,9 +93,26 @@ export const RANKING_POLICY = {
    * The vector arm (only with an embedder configured): it ranks the `candidateLimit`
    * entries nearest the query. Its match strength is matchWeight · (cosine / best
    * cosine)^sharpness, so only entries nearly as close as the closest one compete with
-   * strong keyword matches; RRF weighs its ranks by armWeights.VECTOR.
+   * strong keyword matches; RRF weighs its ranks by armWeights.VECTOR, and every
+   * candidate's match is multiplied by 1 + cosineRerank · max(0, cosine).
+   *
+   * The `head` best candidates by the keyword and graph arms alone keep their order and
+   * places: a shared word is stronger evidence than a cosine of averaged word vectors, and
+   * letting the cosine reorder the top cost recall@1. Below them the arm reorders and adds.
+   *
+   * With the arm on, neighbour smoothing and neighbour coverage leave out INFERRED links:
+   * those were made from the same cosine the arm already counts, and counting it twice
+   * lifted a look-alike's neighbours over better matches (single-hop recall@10 on LoCoMo
+   * 0.826, and 0.831 without them). The graph walk still follows them.
    */
-  vector: { candidateLimit: 30, matchWeight: 0.5, sharpness: 4 },
+  vector: {
+    candidateLimit: 30,
+    matchWeight: 1,
+    sharpness: 4,
+    head: 5,
+    cosineRerank: 1,
+    ignoreInferredNeighbours: true,
+  },
 
   /** Cosine thresholds of semantic capture (dedup, near duplicates, auto-links). */
   semantic: SEMANTIC_CAPTURE,

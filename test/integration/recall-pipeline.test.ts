@@ -8,6 +8,8 @@ import type { ClaimTag, EdgeType, EntryKind, EntryStatus, Volatility } from '../
 import { DomainError } from '../../src/contract/errors.ts';
 import { drizzleFor, locateWorkspace, migrateDb, openClient, type RootDb } from '../../src/db/client.ts';
 import { edges, entries, tags } from '../../src/db/schema.ts';
+import { VectorMatrix } from '../../src/memory/embeddings/vector-index.ts';
+import { writeVector } from '../../src/memory/embeddings/vector-store.ts';
 import { contentHash } from '../../src/memory/model.ts';
 import { edgesAmong, walkGraph } from '../../src/retrieval/graph.ts';
 import { searchKeyword } from '../../src/retrieval/keyword.ts';
@@ -308,6 +310,79 @@ describe('recall pipeline', () => {
     for (const input of bad) {
       await expect(recall(input)).rejects.toSatisfy((e) => e instanceof DomainError && e.code === 'BAD_USER_INPUT');
     }
+  });
+});
+
+describe('the vector arm', () => {
+  const model = { model: 'test-axes', dim: 3 };
+  const axis = (...v: number[]) => Float32Array.from(v);
+
+  /** Stores each entry's vector (as capture would) and recalls with `query` as the query's vector. */
+  async function withVectors(vectors: [id: string, v: Float32Array][], query: Float32Array, input: RecallInput) {
+    for (const [id, v] of vectors) {
+      const [row] = await db.select().from(entries).where(sql`${entries.id} = ${id}`);
+      expect(await writeVector(db, model, { entryId: id, contentHash: row!.contentHash, docs: 1, vector: v })).toBe(
+        true,
+      );
+    }
+    const matrix = new VectorMatrix(model);
+    return recallEntries(db, input, NOW, {
+      model: model.model,
+      embedQuery: async () => query,
+      vectors: async () => {
+        await matrix.refresh(db);
+        return matrix;
+      },
+    });
+  }
+
+  it('leaves the best keyword matches in their order and adds its own finds after them', async () => {
+    // Two equal keyword matches (the older first); the vector arm ranks the second first and
+    // has more entries nearer the query than the first, so the first is not among its ranks.
+    const first = await add({ content: 'zephyr lantern repair shop' });
+    const second = await add({ content: 'zephyr lantern repair kit' });
+    const unworded = await add({ content: 'violet harbour ferry timetable' });
+    const others: string[] = [];
+    for (let i = 0; i < RANKING_POLICY.vector.candidateLimit * 2; i++)
+      others.push(await add({ content: `pebble ${i}` }));
+    const input = { query: 'zephyr lantern repair', topK: 5 };
+    expect(ids(await recall(input))).toEqual([first, second]);
+    const out = await withVectors(
+      [
+        [first, axis(0, 1, 0)],
+        [second, axis(1, 0, 0)],
+        [unworded, axis(0.9, 0, 0.44)],
+        ...others.map((id): [string, Float32Array] => [id, axis(0.5, 0, 0.87)]),
+      ],
+      axis(1, 0, 0),
+      input,
+    );
+    expect(out.hits.slice(0, 3).map((h) => h.entry.id)).toEqual([first, second, unworded]);
+    expect(out.hits[0]!.explain.vectorRank).toBeNull();
+    expect(out.hits[1]!.explain.vectorRank).toBe(1);
+    expect(out.hits[2]!.arms).toEqual(['VECTOR']);
+  });
+
+  it('lends no neighbour support or coverage through INFERRED links, which it would count twice', async () => {
+    const best = await add({ content: 'quokka marmalade' });
+    const inferred = await add({ content: 'quokka notes' });
+    const explicit = await add({ content: 'quokka diary' });
+    await db.insert(edges).values([
+      { src: inferred, dst: best, type: 'RELATES_TO', weight: 0.9, provenance: 'INFERRED', createdAt: 1, updatedAt: 1 },
+      { src: explicit, dst: best, type: 'RELATES_TO', weight: 0.9, provenance: 'EXPLICIT', createdAt: 1, updatedAt: 1 },
+    ]);
+    const input = { query: 'quokka marmalade', hops: 0 };
+    const coverage = (out: Awaited<ReturnType<typeof recall>>) =>
+      Object.fromEntries(out.hits.map((h) => [h.entry.id, h.explain.coverage]));
+    // Keyword-only, both links count: half the query in the entry, the other half next to it.
+    expect(coverage(await recall(input))).toMatchObject({ [inferred]: 2.5, [explicit]: 2.5 });
+    const out = await withVectors(
+      [best, inferred, explicit].map((id): [string, Float32Array] => [id, axis(0, 0, 1)]),
+      axis(0, 0, 1),
+      input,
+    );
+    expect(coverage(out)).toMatchObject({ [inferred]: 2, [explicit]: 2.5 });
+    expect(ids(out).indexOf(explicit)).toBeLessThan(ids(out).indexOf(inferred));
   });
 });
 
