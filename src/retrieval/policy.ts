@@ -120,8 +120,13 @@ export const RANKING_POLICY = {
   /** Score factor of an entry that is SUPERSEDED (status, or a SUPERSEDES edge points at it). */
   supersededPenalty: 0.5,
 
-  /** Maximal marginal relevance: λ · relevance − (1 − λ) · max similarity to what is already picked. */
-  mmr: { lambda: 0.7 },
+  /**
+   * Maximal marginal relevance: λ · relevance − (1 − λ) · max similarity to what is already
+   * picked. Similarity is the stems' Jaccard, or, where both entries have a vector, the larger
+   * of that and (cosine − cosineFloor) / (1 − cosineFloor): the floor sits above the median
+   * cosine of unrelated turns (0.39), so only real likeness diversifies.
+   */
+  mmr: { lambda: 0.7, cosineFloor: 0.5 },
 
   /**
    * How much of an entry recall reads in JavaScript (coverage, similarity, snippet anchors).

@@ -1,4 +1,5 @@
 import type { EntryRow } from '../db/schema.ts';
+import { dot } from '../memory/embeddings/embedder.ts';
 import { RANKING_POLICY, type RankingPolicy } from './policy.ts';
 import { lightStem, tokenize } from './query.ts';
 
@@ -100,12 +101,35 @@ export interface MmrItem {
   /** Relevance (any positive scale; normalized by the best). */
   score: number;
   tokens: ReadonlySet<string>;
+  /** The entry's unit vector, when embeddings are on and it has one yet. */
+  vector?: Float32Array | null;
+}
+
+/**
+ * How alike two candidates are, for MMR: the Jaccard of their stems, or, when both carry a
+ * vector, the larger of that and their cosine above `mmr.cosineFloor` (rescaled to 0..1).
+ * Unrelated texts still have cosines well above 0 (a LoCoMo conversation's turns: median
+ * 0.39), so only what lies beyond the floor counts as likeness; a paraphrase in other words
+ * then counts as the near duplicate it is, which stems alone cannot see.
+ *
+ * @example mmrSimilarity({ tokens: new Set(['deploy']), vector: a }, { tokens: new Set(['rollout']), vector: b }) // ≈ 0.8 for a cosine of 0.9
+ */
+export function mmrSimilarity(
+  a: Pick<MmrItem, 'tokens' | 'vector'>,
+  b: Pick<MmrItem, 'tokens' | 'vector'>,
+  policy: RankingPolicy = RANKING_POLICY,
+): number {
+  const words = jaccard(a.tokens, b.tokens);
+  if (!a.vector || !b.vector) return words;
+  const { cosineFloor } = policy.mmr;
+  const meaning = (dot(a.vector, b.vector) - cosineFloor) / (1 - cosineFloor);
+  return Math.max(words, Math.min(1, meaning));
 }
 
 /**
  * Maximal marginal relevance (CONTRACT §6.6): picks `k` items one at a time, each maximizing
- * λ · relevance − (1 − λ) · its highest similarity to the items already picked, so that
- * near-duplicates do not fill the top. Returns the picked items in order.
+ * λ · relevance − (1 − λ) · its highest similarity (mmrSimilarity) to the items already
+ * picked, so that near-duplicates do not fill the top. Returns the picked items in order.
  *
  * @example mmrSelect([{ id: 'a', score: 1, tokens }, { id: 'a2', score: 0.99, tokens }, { id: 'b', score: 0.8, tokens: other }], 2)
  * // ['a', 'b']
@@ -130,7 +154,7 @@ export function mmrSelect<T extends MmrItem>(
     });
     const [chosen] = pool.splice(at, 1);
     picked.push(chosen!.item);
-    for (const p of pool) p.maxSim = Math.max(p.maxSim, jaccard(p.item.tokens, chosen!.item.tokens));
+    for (const p of pool) p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, chosen!.item));
   }
   return picked;
 }

@@ -18,6 +18,8 @@ export interface VectorArmResult {
   ranking: VectorMatch[];
   /** The cosine of any candidate with a vector (null: none yet). */
   cosineOf(id: string): number | null;
+  /** The stored vector of any candidate (null: none yet), for MMR's similarity. */
+  vectorOf(id: string): Float32Array | null;
   /** How many vectors were searched. */
   searched: number;
   /** Why the arm did not run (the embedder failed), or null. */
@@ -49,7 +51,8 @@ export async function searchVectors(
     q = await source.embedQuery(query);
   } catch (error) {
     const reason = `vector arm skipped: ${error instanceof Error ? error.message : String(error)}`;
-    return { model: source.model, ranking: [], cosineOf: () => null, searched: 0, skipped: reason };
+    const none = () => null;
+    return { model: source.model, ranking: [], cosineOf: none, vectorOf: none, searched: 0, skipped: reason };
   }
   const matrix = await source.vectors();
   let allowed: Set<string> | null = null;
@@ -62,5 +65,6 @@ export async function searchVectors(
     const v = matrix.vectorOf(id);
     return v ? dot(v, q) : null;
   };
-  return { model: source.model, ranking, cosineOf, searched: allowed ? allowed.size : matrix.size, skipped: null };
+  const searched = allowed ? allowed.size : matrix.size;
+  return { model: source.model, ranking, cosineOf, vectorOf: (id) => matrix.vectorOf(id), searched, skipped: null };
 }

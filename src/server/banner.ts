@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { redactUrl } from '../db/remote-failure.ts';
 import type { RedisStatus } from '../events/redis.ts';
+import type { EmbedderStatus } from '../memory/embeddings/unavailable.ts';
 import type { ControlStore } from '../workspaces/control.ts';
 
 /** What a started server tells its operator: where it is, who may use it, where the data is. */
@@ -22,6 +23,8 @@ export interface StartupInfo {
   control: string | null;
   /** Redis's URL (redacted) and state; null without REDIS_URL. */
   redis: { url: string; state: RedisStatus['state']; reason: string | null } | null;
+  /** The embedder's state; null with SPHERE_EMBEDDINGS off. */
+  embeddings: EmbedderStatus | null;
 }
 
 /** The version in package.json (two folders up from src/server and from the bundle in dist/server). */
@@ -65,6 +68,7 @@ export async function describeStartup(
   server: {
     control(): Promise<ControlStore>;
     redis: { settled(ms: number): Promise<RedisStatus> } | null;
+    semantic(): { status(): EmbedderStatus } | null;
   },
 ): Promise<StartupInfo> {
   // A second is enough to connect to a reachable Redis; an unreachable one is reported as such.
@@ -82,6 +86,7 @@ export async function describeStartup(
     control: config.controlDbUrl ? redactUrl(config.controlDbUrl) : null,
     redis:
       config.redisUrl && redis ? { url: redactUrl(config.redisUrl), state: redis.state, reason: redis.reason } : null,
+    embeddings: server.semantic()?.status() ?? null,
   };
 }
 
@@ -105,6 +110,13 @@ export function formatBanner(info: StartupInfo, config: Pick<Config, 'dbAuthToke
     `  data       ${data}`,
     ...(info.control ? [`  control    ${info.control}`] : []),
     `  redis      ${redis}`,
+    ...(info.embeddings ? [`  embeddings ${embeddingsLine(info.embeddings)}`] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function embeddingsLine(e: EmbedderStatus): string {
+  return e.state === 'ready'
+    ? `${e.model} (${e.dim} dimensions)`
+    : `${e.model} (unavailable: ${e.reason}; recall by keyword only, retrying)`;
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import type { RedisStatus } from '../events/redis.ts';
+import type { EmbedderStatus } from '../memory/embeddings/unavailable.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
@@ -37,6 +38,8 @@ export interface HttpDeps {
   address: () => AddressInfo | null;
   /** Redis's state for /health; null when events stay in this process. */
   redis?: () => RedisStatus | null;
+  /** The embedder's state for /health; null with SPHERE_EMBEDDINGS off. */
+  embeddings?: () => EmbedderStatus | null;
 }
 
 export interface HttpHandler {
@@ -59,16 +62,25 @@ async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> 
   const failed = control + open.failed + deps.registry.recentFailures().length;
   // Redis down still serves every request here (events reach other instances through the
   // log), so it is `degraded` with 200: a load balancer keeps the instance, a person sees why.
+  // So is an embedder not reached yet: recall runs on keywords, captures are stored.
   const redis = deps.redis?.() ?? null;
-  const degraded = redis?.state === 'down';
-  const status = failed ? 'unavailable' : degraded ? 'degraded' : 'ok';
+  const embeddings = deps.embeddings?.() ?? null;
+  const reasons: string[] = [];
+  if (redis?.state === 'down') {
+    reasons.push(
+      `redis unreachable (${redis.reason}, ${redis.attempts} reconnection attempts): events reach other instances only through the event log`,
+    );
+  }
+  if (embeddings?.state === 'unavailable') {
+    reasons.push(
+      `embeddings unavailable (${embeddings.reason}, ${embeddings.attempts} attempts): recall is by keyword only; vectors are filled in once the embedder answers`,
+    );
+  }
+  const status = failed ? 'unavailable' : reasons.length > 0 ? 'degraded' : 'ok';
   const body: Record<string, unknown> = { status, workspaces: open.open, failed };
   if (redis) body.redis = redis;
-  if (degraded) {
-    body.reasons = [
-      `redis unreachable (${redis.reason}, ${redis.attempts} reconnection attempts): events reach other instances only through the event log`,
-    ];
-  }
+  if (embeddings) body.embeddings = embeddings;
+  if (reasons.length > 0) body.reasons = reasons;
   res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

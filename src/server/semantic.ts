@@ -42,21 +42,32 @@ export function configuredVectorModel(config: Config): ConfiguredModel | null {
 /**
  * The embedding binding the configuration asks for, loaded before the server listens (the
  * glove table is converted on the first start), or null when SPHERE_EMBEDDINGS is off: then
- * nothing of it is loaded and recall and capture run exactly as without it.
+ * nothing of it is loaded and recall and capture run exactly as without it. An endpoint that
+ * cannot be asked its dimension does not keep the server down: the binding starts
+ * unavailable and asks again in the background. (Missing glove vectors do stop it: only the
+ * operator can fix that.)
  */
 export async function startSemantic(config: Config, logger: Logger): Promise<Semantic | null> {
   const e = config.embeddings;
   if (e.kind === 'off') return null;
   const started = performance.now();
-  const embedder = await createConfiguredEmbedder(config);
+  const opts = {
+    cacheBytes: e.cacheBytes,
+    batchSize: e.batchSize,
+    log: (message: string, fields: Record<string, unknown>) => logger.warn(fields, message),
+    notice: (message: string, fields: Record<string, unknown>) => logger.info(fields, message),
+  };
+  let embedder: Embedder;
+  try {
+    embedder = await createConfiguredEmbedder(config);
+  } catch (error) {
+    if (e.kind !== 'http') throw error;
+    const connect = () => createConfiguredEmbedder(config);
+    return Semantic.unavailable(opts, { kind: 'http', model: e.model ?? '' }, connect, error);
+  }
   logger.info(
     { model: embedder.model, dim: embedder.dim, ms: Math.round(performance.now() - started), bytes: embedder.bytes },
     'embeddings ready',
   );
-  return new Semantic({
-    embedder,
-    cacheBytes: e.cacheBytes,
-    batchSize: e.batchSize,
-    log: (message, fields) => logger.warn(fields, message),
-  });
+  return new Semantic({ ...opts, embedder });
 }

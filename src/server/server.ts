@@ -153,6 +153,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     directPost,
     address,
     redis: () => redis?.status() ?? null,
+    embeddings: () => sink.semantic()?.status() ?? null,
   });
   const http = createServer(handler.listener);
   const multicast = new Multicast(bus.streams, realtime.bufferMax);

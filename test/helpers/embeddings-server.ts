@@ -67,7 +67,24 @@ async function readJson(req: IncomingMessage): Promise<{ model?: string; input?:
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-export async function startEmbeddingsServer(opts: { glove?: boolean } = {}): Promise<EmbeddingsServer> {
+/**
+ * A port nothing listens on (the system's pick, released at once): an endpoint that is
+ * down, until `startEmbeddingsServer({ port })` brings it up there.
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The endpoint's URL on `port`, whether or not it is up. */
+export function embeddingsUrl(port: number): string {
+  return `http://127.0.0.1:${port}/v1/embeddings`;
+}
+
+export async function startEmbeddingsServer(opts: { glove?: boolean; port?: number } = {}): Promise<EmbeddingsServer> {
   const table = opts.glove === false ? null : await gloveTable();
   const embed = (model: string, text: string) =>
     table ? gloveVector(table, embeddingWords(text), () => 1) : hashedVector(model, text);
@@ -100,8 +117,11 @@ export async function startEmbeddingsServer(opts: { glove?: boolean } = {}): Pro
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', model, data, usage: { prompt_tokens: 0, total_tokens: 0 } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/embeddings`;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', resolve);
+  });
+  state.url = embeddingsUrl((server.address() as AddressInfo).port);
   state.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

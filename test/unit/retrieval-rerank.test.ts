@@ -6,6 +6,7 @@ import {
   importanceFactor,
   jaccard,
   mmrSelect,
+  mmrSimilarity,
   recallBoostFactor,
   tagOverlapFactor,
 } from '../../src/retrieval/rerank.ts';
@@ -112,6 +113,42 @@ describe('mmrSelect', () => {
 
   it('returns at most k items', () => {
     expect(mmrSelect([{ id: 'a', score: 1, tokens: tokens('x') }], 5)).toHaveLength(1);
+  });
+});
+
+describe('mmrSimilarity', () => {
+  const tokens = (s: string) => new Set(s.split(' '));
+  const unit = (...xs: number[]) => {
+    const v = Float32Array.from(xs);
+    const n = Math.hypot(...xs);
+    return v.map((x) => x / n);
+  };
+
+  it('is the words’ Jaccard unless both have a vector', () => {
+    const a = { tokens: tokens('deploy failed friday'), vector: unit(1, 0) };
+    const b = { tokens: tokens('rollout broke friday'), vector: null };
+    expect(mmrSimilarity(a, b)).toBeCloseTo(0.2);
+    expect(mmrSimilarity({ ...a, vector: undefined }, { ...b, vector: unit(1, 0) })).toBeCloseTo(0.2);
+  });
+
+  it('counts a cosine only above the floor, and keeps the larger of words and meaning', () => {
+    const words = { tokens: tokens('deploy failed friday'), vector: unit(1, 0) };
+    const same = { tokens: tokens('rollout broke friday'), vector: unit(1, 0.05) };
+    const unrelated = { tokens: tokens('rollout broke friday'), vector: unit(1, 2) };
+    expect(mmrSimilarity(words, same)).toBeGreaterThan(0.99);
+    // A cosine of 0.45 is ordinary between unrelated texts: the shared word decides.
+    expect(mmrSimilarity(words, unrelated)).toBeCloseTo(0.2);
+  });
+
+  it('lets MMR pass over a paraphrase that shares no word with the first pick', () => {
+    const items = [
+      { id: 'a', score: 1, tokens: tokens('deploy failed friday'), vector: unit(1, 0, 0) },
+      { id: 'a2', score: 0.95, tokens: tokens('rollout broke end of week'), vector: unit(1, 0.1, 0) },
+      { id: 'b', score: 0.85, tokens: tokens('postmortem owners'), vector: unit(0, 0, 1) },
+    ];
+    expect(mmrSelect(items, 2, 0.7).map((i) => i.id)).toEqual(['a', 'b']);
+    const withoutVectors = items.map((i) => ({ ...i, vector: null }));
+    expect(mmrSelect(withoutVectors, 2, 0.7).map((i) => i.id)).toEqual(['a', 'a2']);
   });
 });
 

@@ -163,3 +163,14 @@ export const MemoryEventTypeEnum = builder.enumType('MemoryEventType', {
   description: 'The kind of committed write an event reports.',
   values: values(EVENT_TYPES, EVENT_TYPE_DESCRIPTIONS),
 });
+export const EmbedderStateEnum = builder.enumType('EmbedderState', {
+  description: 'Whether the embedder (SPHERE_EMBEDDINGS) can make vectors now.',
+  values: {
+    READY: { value: 'ready', description: 'It answers: captures get vectors and recall runs its vector arm.' },
+    UNAVAILABLE: {
+      value: 'unavailable',
+      description:
+        'Not reached since start-up and asked again with backoff: recall is by keyword and graph only, captures are stored and get their vectors once it answers.',
+    },
+  } as const,
+});

@@ -2,6 +2,7 @@ import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import type { EntryRow } from '../../db/schema.ts';
 import { type Brief, buildBrief } from '../../memory/brief.ts';
 import type { SemanticStats } from '../../memory/embeddings/semantic.ts';
+import type { EmbedderStatus } from '../../memory/embeddings/unavailable.ts';
 import {
   type CountBy,
   type TagCount,
@@ -13,6 +14,7 @@ import {
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
 import { EntryRef } from './entry.ts';
+import { EmbedderStateEnum } from './enums.ts';
 import { VALUE } from './node.ts';
 
 export const TagCountRef = builder.objectRef<TagCount>('TagCount').implement({
@@ -49,11 +51,32 @@ const SemanticThresholdsRef = builder.objectRef<SemanticStats['thresholds']>('Se
   }),
 });
 
+const EmbedderStatusRef = builder.objectRef<EmbedderStatus>('EmbedderStatus').implement({
+  description: `Where the server's embedder stands (the same as /health says). ${VALUE}`,
+  fields: (t) => ({
+    state: t.field({ type: EmbedderStateEnum, description: 'Ready, or not reached yet.', resolve: (e) => e.state }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why it is unavailable: the last attempt’s error; null when ready.',
+    }),
+    attempts: t.exposeInt('attempts', { description: 'Failed attempts to reach it in a row; 0 when ready.' }),
+    retryAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it is asked again; null when ready.',
+      resolve: (e) => e.retryAt,
+    }),
+    since: t.field({ type: 'DateTime', description: 'When it entered this state.', resolve: (e) => e.since }),
+  }),
+});
+
 const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').implement({
   description: `The workspace's vectors for the configured embedding model (SPHERE_EMBEDDINGS). ${VALUE}`,
   fields: (t) => ({
     model: t.exposeString('model', { description: 'The embedding model.' }),
-    dim: t.exposeInt('dim', { description: 'Its vector size.' }),
+    dim: t.exposeInt('dim', {
+      description: 'Its vector size; 0 while the embedder is unavailable and has not told it.',
+    }),
     vectors: t.exposeInt('vectors', { description: 'Entries holding a current vector of the model.' }),
     lacking: t.exposeInt('lacking', {
       description: 'Entries lacking one (new, changed, or of another model): filled in by the background queue.',
@@ -62,6 +85,11 @@ const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').imple
       type: SemanticThresholdsRef,
       description: 'The thresholds of semantic capture.',
       resolve: (s) => s.thresholds,
+    }),
+    embedder: t.field({
+      type: EmbedderStatusRef,
+      description: 'The embedder’s state: while unavailable, entries wait in `lacking` and recall is by keyword.',
+      resolve: (s) => s.embedder,
     }),
   }),
 });

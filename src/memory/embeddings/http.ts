@@ -80,7 +80,7 @@ export class HttpEmbedder implements Embedder {
       throw new Error(
         timedOut
           ? `embeddings endpoint timed out after ${timeoutMs} ms`
-          : `embeddings endpoint unreachable (${(error as Error)?.message})`,
+          : `embeddings endpoint unreachable (${causeOf(error)})`,
       );
     }
     if (!res.ok) {
@@ -104,6 +104,13 @@ export class HttpEmbedder implements Embedder {
       return normalize(v);
     });
   }
+}
+
+/** fetch's own message is only "fetch failed": the cause says what an operator can act on. */
+function causeOf(error: unknown): string {
+  const message = (error as Error)?.message;
+  const cause = (error as { cause?: { message?: string } })?.cause?.message;
+  return cause ? `${message}: ${cause}` : String(message);
 }
 
 /** Asks the endpoint once for a vector's size (when SPHERE_EMBEDDINGS_DIM is not set). */

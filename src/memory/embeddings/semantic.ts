@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { Writer } from '../../db/writer.ts';
 import type { Embedder } from './embedder.ts';
 import { EmbedQueue } from './queue.ts';
+import { type EmbedderStatus, RECONNECT_MS, UnavailableEmbedder } from './unavailable.ts';
 import { type VectorMatch, VectorMatrix } from './vector-index.ts';
 import { vectorCounts } from './vector-store.ts';
 
@@ -33,6 +34,8 @@ export interface SemanticStats {
   /** Entries still lacking one (being filled in by the queue). */
   lacking: number;
   thresholds: typeof SEMANTIC_CAPTURE;
+  /** The embedder's state: vectors are made only while it is ready. */
+  embedder: EmbedderStatus;
 }
 
 export type SemanticLog = (message: string, fields: Record<string, unknown>) => void;
@@ -44,6 +47,8 @@ export interface SemanticOptions {
   log: SemanticLog;
   /** Texts per background embedding request. */
   batchSize?: number;
+  /** Where the embedder's recovery is told (defaults to `log`). */
+  notice?: SemanticLog;
 }
 
 /**
@@ -57,10 +62,12 @@ export class SemanticWorkspace {
   readonly queue: EmbedQueue;
   access: WorkspaceAccess;
   used = 0;
+  readonly #status: () => EmbedderStatus;
 
-  constructor(access: WorkspaceAccess, opts: SemanticOptions) {
+  constructor(access: WorkspaceAccess, opts: SemanticOptions, status: () => EmbedderStatus) {
     this.id = access.id;
     this.access = access;
+    this.#status = status;
     this.embedder = opts.embedder;
     this.matrix = new VectorMatrix({ model: opts.embedder.model, dim: opts.embedder.dim });
     this.queue = new EmbedQueue(this, opts);
@@ -76,7 +83,8 @@ export class SemanticWorkspace {
   async stats(): Promise<SemanticStats> {
     const { model, dim } = this.embedder;
     const counts = await vectorCounts(this.access.db, { model, dim });
-    return { model, dim, vectors: counts.current, lacking: counts.lacking, thresholds: SEMANTIC_CAPTURE };
+    const embedder = this.#status();
+    return { model, dim, vectors: counts.current, lacking: counts.lacking, thresholds: SEMANTIC_CAPTURE, embedder };
   }
 
   /**
@@ -98,27 +106,119 @@ export class SemanticWorkspace {
 /**
  * The embedding binding of a server: one embedder, and per workspace a cached matrix and
  * a background queue. Created only when SPHERE_EMBEDDINGS is not `off`; with it off
- * nothing of this is loaded.
+ * nothing of this is loaded. An embedder that cannot be reached at start-up leaves the
+ * binding unavailable (see `reconnect`) rather than the server down.
  */
 export class Semantic {
-  readonly embedder: Embedder;
-  readonly #opts: SemanticOptions;
+  #opts: SemanticOptions;
   readonly #workspaces = new Map<string, SemanticWorkspace>();
   #tick = 0;
+  #status: EmbedderStatus;
+  #retry: NodeJS.Timeout | null = null;
+  #attempt: Promise<void> | null = null;
+  #closed = false;
 
   constructor(opts: SemanticOptions) {
-    this.embedder = opts.embedder;
     this.#opts = opts;
+    this.#status = readyStatus(opts.embedder, new Date());
+  }
+
+  get embedder(): Embedder {
+    return this.#opts.embedder;
+  }
+
+  /** The embedder's state, for `/health` and `stats`. */
+  status(): EmbedderStatus {
+    return this.#status;
+  }
+
+  get ready(): boolean {
+    return this.#status.state === 'ready';
+  }
+
+  /**
+   * The binding whose embedder failed to start: it asks `connect` again with backoff, and
+   * meanwhile recall runs on keywords (its vector arm says why) and captures are stored.
+   * Once `connect` answers, every workspace seen meanwhile gets its vectors from the queue.
+   */
+  static unavailable(
+    opts: Omit<SemanticOptions, 'embedder'>,
+    model: { kind: Embedder['kind']; model: string },
+    connect: () => Promise<Embedder>,
+    error: unknown,
+  ): Semantic {
+    const why = () => semantic.#status.reason ?? 'not reached yet';
+    const semantic = new Semantic({ ...opts, embedder: new UnavailableEmbedder(model.kind, model.model, why) });
+    semantic.#failed(connect, error);
+    return semantic;
+  }
+
+  /** Records a failed attempt, logs why (once per reason, not once per attempt), and schedules the next. */
+  #failed(connect: () => Promise<Embedder>, error: unknown): void {
+    const previous = this.#status;
+    const attempts = previous.attempts + 1;
+    const delay = Math.min(RECONNECT_MS.max, RECONNECT_MS.first * 2 ** previous.attempts);
+    const now = new Date();
+    const reason = error instanceof Error ? error.message : String(error);
+    const since = previous.state === 'unavailable' ? previous.since : now;
+    const { model } = this.embedder;
+    const retryAt = new Date(now.getTime() + delay);
+    this.#status = { state: 'unavailable', model, dim: null, reason, attempts, retryAt, since };
+    if (reason !== previous.reason) {
+      this.#opts.log(`embeddings unavailable: ${reason}; recall is by keyword only until the embedder answers`, {
+        model,
+        attempts,
+        retryInMs: delay,
+      });
+    }
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      this.#attempt = this.#reconnect(connect).finally(() => {
+        this.#attempt = null;
+      });
+    }, delay);
+    this.#retry.unref();
+  }
+
+  async #reconnect(connect: () => Promise<Embedder>): Promise<void> {
+    let embedder: Embedder;
+    try {
+      embedder = await connect();
+    } catch (error) {
+      if (!this.#closed) this.#failed(connect, error);
+      return;
+    }
+    if (this.#closed) return;
+    const { since, attempts } = this.#status;
+    this.#opts = { ...this.#opts, embedder };
+    this.#status = readyStatus(embedder, new Date());
+    (this.#opts.notice ?? this.#opts.log)('embeddings ready; filling in the vectors of entries stored meanwhile', {
+      model: embedder.model,
+      dim: embedder.dim,
+      attempts,
+      unavailableMs: Date.now() - since.getTime(),
+    });
+    // The workspaces seen meanwhile hold the stand-in embedder: start them over with the real one.
+    for (const old of [...this.#workspaces.values()]) {
+      void old.queue.close();
+      const ws = this.#create(old.access);
+      ws.used = old.used;
+    }
+  }
+
+  #create(access: WorkspaceAccess): SemanticWorkspace {
+    const ws = new SemanticWorkspace(access, this.#opts, () => this.#status);
+    this.#workspaces.set(access.id, ws);
+    if (this.ready) ws.queue.schedule(true);
+    return ws;
   }
 
   /** The workspace's semantic state (its access is refreshed: views are routes, any one will do). */
   workspace(access: WorkspaceAccess): SemanticWorkspace {
     let ws = this.#workspaces.get(access.id);
     if (!ws) {
-      ws = new SemanticWorkspace(access, this.#opts);
-      this.#workspaces.set(access.id, ws);
+      ws = this.#create(access);
       this.#trim();
-      ws.queue.schedule(true);
     }
     ws.access = access;
     ws.used = ++this.#tick;
@@ -127,6 +227,7 @@ export class Semantic {
 
   /** Committed writes: new or changed content gets its vector from the queue. */
   onCommitted(events: readonly MemoryEventRecord[]): void {
+    if (!this.ready) return;
     for (const e of events) {
       const ws = this.#workspaces.get(e.workspace);
       if (!ws) continue;
@@ -154,8 +255,12 @@ export class Semantic {
     }
   }
 
-  /** Stops every queue and waits for the work in flight. */
+  /** Stops every queue and the reconnecting, and waits for the work in flight. */
   async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = null;
+    await this.#attempt;
     await Promise.all([...this.#workspaces.values()].map((ws) => ws.queue.close()));
   }
 
@@ -163,4 +268,9 @@ export class Semantic {
   async settled(): Promise<void> {
     await Promise.all([...this.#workspaces.values()].map((ws) => ws.queue.idle()));
   }
+}
+
+function readyStatus(embedder: Embedder, since: Date): EmbedderStatus {
+  const { model, dim } = embedder;
+  return { state: 'ready', model, dim, reason: null, attempts: 0, retryAt: null, since };
 }
