@@ -350,8 +350,10 @@ describe('the vector arm', () => {
     const out = await withVectors(
       [
         [first, axis(0, 1, 0)],
-        [second, axis(1, 0, 0)],
-        [unworded, axis(0.9, 0, 0.44)],
+        // Nearest the query, and far enough from the unworded one (cosine 0.42) that MMR
+        // does not hold the two for the same memory.
+        [second, axis(0.906, 0.423, 0)],
+        [unworded, axis(0.766, -0.643, 0)],
         ...others.map((id): [string, Float32Array] => [id, axis(0.5, 0, 0.87)]),
       ],
       axis(1, 0, 0),
