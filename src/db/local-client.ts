@@ -652,13 +652,21 @@ function open(key, path, timeout) {
   db.exec('PRAGMA synchronous = NORMAL');
   connections.set(key, { db, path, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [] });
 }
+// A closed database keeps its file open until its statements are collected; this thread
+// makes little garbage, so it collects them itself (as the request thread's own garbage would).
+const v8 = require('node:v8');
+v8.setFlagsFromString('--expose-gc');
+const collect = require('node:vm').runInNewContext('gc');
+v8.setFlagsFromString('--no-expose-gc');
 function close(key) {
   const c = connections.get(key);
   connections.delete(key);
   if (!c) return;
   c.closed = true;
+  c.statements.clear();
   try { c.db.close(); } catch {}
   if (!c.syncing) closeWal(c);
+  setImmediate(collect);
 }
 function closeWal(c) {
   try { if (c.wal !== null) fs.closeSync(c.wal); } catch {}
