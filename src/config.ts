@@ -36,6 +36,8 @@ export interface Config {
   logLevel: string;
   /** Workspace databases kept open at once; idle ones beyond this are closed, least recently used first. */
   maxOpenWorkspaces: number;
+  /** Run the SQL of embedded workspaces' writes on a thread of its own (on by default). */
+  writerThread: boolean;
   /** The embedding binding for semantic recall: off (default), an OpenAI-compatible endpoint, or built-in GloVe. */
   embeddings: EmbeddingsConfig;
 }
@@ -107,6 +109,7 @@ const envSchema = z.object({
   ),
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
+  SPHERE_WRITER_THREAD: optional.pipe(z.enum(['on', 'off']).default('on')),
   SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove']).default('off')),
   SPHERE_EMBEDDINGS_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SPHERE_EMBEDDINGS_MODEL: optional,
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     logLevel: e.LOG_LEVEL,
     maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,
+    writerThread: e.SPHERE_WRITER_THREAD === 'on',
     embeddings: {
       kind: e.SPHERE_EMBEDDINGS,
       url: e.SPHERE_EMBEDDINGS_URL ?? null,

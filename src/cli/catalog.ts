@@ -72,6 +72,7 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_MAX_SOCKETS_PER_CLIENT', 'WebSocket connections per token, or per peer in open mode (default 256)'],
   ['SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE', 'live subscriptions per workspace, WebSocket and SSE (default 10000)'],
   ['SPHERE_MAX_OPEN_WORKSPACES', 'workspace databases kept open at once, least recently used closed first (256)'],
+  ['SPHERE_WRITER_THREAD', "on|off: embedded workspaces run their writes' SQL on a thread of their own (default on)"],
   ['LOG_LEVEL', 'pino level, silent … trace (default info)'],
   ...EMBEDDINGS_ENV,
 ];

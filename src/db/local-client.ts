@@ -1,4 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import {
   type Client,
   type InArgs,
@@ -144,6 +146,7 @@ export class LocalClient implements Client {
    * this client keeps its connections. Opening it for every sync would double the cost.
    */
   #wal: Promise<FileHandle> | null = null;
+  #thread: WriteChannel | null = null;
 
   constructor(opts: LocalClientOptions) {
     this.#path = opts.path;
@@ -165,6 +168,19 @@ export class LocalClient implements Client {
       this.#wal = null;
       throw syncError(error);
     }
+  }
+
+  /**
+   * A connection on a thread of its own for the workspace writer (see WriteThread), opened
+   * on first use; none for a database that is not in WAL mode (`:memory:`), whose commits
+   * could not be synced that way.
+   */
+  writeThread(): WriteChannel | null {
+    if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+    if (!this.#walSync) return null;
+    shared ??= new WriteThread();
+    this.#thread ??= shared.channel(this.#path, this.#timeout);
+    return this.#thread;
   }
 
   /** fdatasyncs of the write-ahead log so far (each covers every commit before it began). */
@@ -256,6 +272,8 @@ export class LocalClient implements Client {
 
   close(): void {
     this.closed = true;
+    this.#thread?.close();
+    this.#thread = null;
     this.#wal?.then((h) => h.close()).catch(() => {});
     this.#wal = null;
     for (const conn of [...this.#idle, ...this.#borrowed]) closeQuietly(conn);
@@ -613,4 +631,277 @@ function closeQuietly(conn: Connection): void {
   } catch {
     // nothing useful to do while tearing down
   }
+}
+
+/**
+ * The write thread's side, run as a script of its own (a string, so that it loads the same
+ * way from the sources, the bundle and the tests). It holds a connection per database and
+ * mirrors `run` above: a prepared-statement cache per connection, raw rows with their column
+ * names, and an fdatasync of the database's write-ahead log after any call that committed a
+ * write, before it answers. A call that fails rolls back the transaction it left open.
+ */
+const WRITE_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const Database = require(workerData.libsql);
+const CONTROL = /^\\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\\b/i;
+const COMMIT = /^\\s*COMMIT\\b/i;
+const connections = new Map();
+function open(key, path, timeout) {
+  const db = new Database(path, { timeout });
+  db.exec('PRAGMA synchronous = NORMAL');
+  connections.set(key, { db, path, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [] });
+}
+// A closed database keeps its file open until its statements are collected; this thread
+// makes little garbage, so it collects them itself (as the request thread's own garbage would).
+const v8 = require('node:v8');
+v8.setFlagsFromString('--expose-gc');
+const collect = require('node:vm').runInNewContext('gc');
+v8.setFlagsFromString('--no-expose-gc');
+function close(key) {
+  const c = connections.get(key);
+  connections.delete(key);
+  if (!c) return;
+  c.closed = true;
+  c.statements.clear();
+  try { c.db.close(); } catch {}
+  if (!c.syncing) closeWal(c);
+  setImmediate(collect);
+}
+function closeWal(c) {
+  try { if (c.wal !== null) fs.closeSync(c.wal); } catch {}
+  c.wal = null;
+}
+function prepared(c, sql) {
+  let s = c.statements.get(sql);
+  if (s) { c.statements.delete(sql); c.statements.set(sql, s); return s; }
+  const stmt = c.db.prepare(sql);
+  s = { stmt, reader: stmt.reader, columns: null };
+  if (s.reader) stmt.raw(true);
+  c.statements.set(sql, s);
+  if (c.statements.size > ${STATEMENT_CACHE}) c.statements.delete(c.statements.keys().next().value);
+  return s;
+}
+function arg(v) {
+  return v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
+}
+function runOne(c, sql, args) {
+  if (CONTROL.test(sql) && args.length === 0) {
+    c.db.exec(sql);
+    if (COMMIT.test(sql)) c.dirty = true;
+    return null;
+  }
+  const s = prepared(c, sql);
+  const bound = Array.isArray(args) ? args.map(arg) : args;
+  if (!s.reader) {
+    const info = s.stmt.run(bound);
+    c.dirty = true;
+    return { changes: Number(info.changes), rowid: info.lastInsertRowid };
+  }
+  const rows = s.stmt.all(bound);
+  if (!s.columns || (rows.length > 0 && rows[0].length !== s.columns.length)) s.columns = s.stmt.columns().map((col) => col.name);
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const v = row[i];
+      if (ArrayBuffer.isView(v)) row[i] = v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength);
+    }
+  }
+  return { columns: s.columns, rows };
+}
+function failure(e, at, sync) {
+  return { at, error: { message: String(e && e.message), code: e && e.code, rawCode: e && e.rawCode, sync } };
+}
+// One fdatasync at a time per database, shared by every commit that reached the log before
+// it started; meanwhile the thread runs the next calls (the next group's reads).
+function sync(c) {
+  c.syncing = c.waiting;
+  c.waiting = [];
+  try {
+    if (c.wal === null) c.wal = fs.openSync(c.path + '-wal', 'r');
+  } catch (e) {
+    return synced(c, e);
+  }
+  fs.fdatasync(c.wal, (e) => synced(c, e));
+}
+function synced(c, e) {
+  const replies = c.syncing;
+  c.syncing = null;
+  // A log that could not be synced is opened afresh for the next sync.
+  if (e || c.closed) closeWal(c);
+  for (const r of replies) parentPort.postMessage(e ? { id: r.id, ...failure(e, r.at, true) } : r);
+  if (c.waiting.length === 0) return;
+  if (!c.closed) return sync(c);
+  for (const r of c.waiting) parentPort.postMessage({ id: r.id, ...failure(new Error('The client is closed'), r.at, true) });
+  c.waiting = [];
+}
+function call(c, id, stmts) {
+  const results = [];
+  let at = 0;
+  try {
+    for (; at < stmts.length; at++) results.push(runOne(c, stmts[at].sql, stmts[at].args));
+  } catch (e) {
+    if (c.db.inTransaction) { try { c.db.exec('ROLLBACK'); } catch {} }
+    parentPort.postMessage({ id, ...failure(e, at, false) });
+    return;
+  }
+  if (!c.dirty || c.db.inTransaction) {
+    parentPort.postMessage({ id, results });
+    return;
+  }
+  c.dirty = false;
+  c.waiting.push({ id, at, results });
+  if (!c.syncing) sync(c);
+}
+parentPort.on('message', (m) => {
+  if (m.open) {
+    try { open(m.key, m.path, m.timeout); parentPort.postMessage({ id: m.id, results: [] }); }
+    catch (e) { parentPort.postMessage({ id: m.id, ...failure(e, 0, false) }); }
+    return;
+  }
+  if (m.close) { close(m.key); return; }
+  const c = connections.get(m.key);
+  if (!c) { parentPort.postMessage({ id: m.id, at: 0, error: { message: 'The client is closed', code: 'CLIENT_CLOSED', sync: false } }); return; }
+  call(c, m.id, m.stmts);
+});
+`;
+
+/** A call on the write thread that failed: `at` is the statement that failed, or `stmts.length` when the sync after its COMMIT did. */
+export class WriteThreadError extends LibsqlError {
+  readonly at: number;
+
+  constructor(error: LibsqlError, at: number) {
+    super(error.message, error.code, error.extendedCode, error.rawCode, error);
+    this.at = at;
+  }
+}
+
+type ThreadResult = { changes: number; rowid: number | bigint } | { columns: string[]; rows: unknown[][] } | null;
+
+interface ThreadReply {
+  id: number;
+  results?: ThreadResult[];
+  at?: number;
+  error?: { message: string; code?: string; rawCode?: number; sync: boolean };
+}
+
+interface PendingCall {
+  resolve: (r: ResultSet[]) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * One worker thread for every embedded database of the process, each with a connection of
+ * its own there. SQLite's work then no longer takes turns with request handling on the one
+ * JavaScript thread. One thread, not one per database: each costs an isolate's memory,
+ * and the machine has the cores for one more busy thread, not for hundreds.
+ */
+class WriteThread {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, PendingCall>();
+  readonly #makers = new Map<string, { columns: string[]; make: (values: unknown[]) => Row }>();
+  #ids = 0;
+  #users = 0;
+  #stopped: LibsqlError | null = null;
+
+  constructor() {
+    const libsql = createRequire(import.meta.url).resolve('libsql');
+    this.#worker = new Worker(WRITE_THREAD_SOURCE, { eval: true, workerData: { libsql } });
+    this.#worker.unref();
+    this.#worker.on('message', (reply: ThreadReply) => this.#answer(reply));
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', () => {
+      if (shared === this) shared = null;
+      this.#stopped = new LibsqlError('The write thread has stopped', 'CLIENT_CLOSED');
+      this.#fail(this.#stopped);
+    });
+  }
+
+  /** A connection to `path` on this thread; the thread stops once its last channel is closed. */
+  channel(path: string, timeout: number): WriteChannel {
+    const key = ++this.#ids;
+    this.#users++;
+    const opened = this.#call({ open: true, key, path, timeout });
+    let closed = false;
+    return {
+      run: async (stmts) => {
+        if (closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+        await opened;
+        return this.#call({ key, stmts: stmts.map(plainStatement) });
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        this.#worker.postMessage({ close: true, key });
+        if (--this.#users === 0) {
+          if (shared === this) shared = null;
+          void this.#worker.terminate();
+        }
+      },
+    };
+  }
+
+  #call(message: Record<string, unknown>): Promise<ResultSet[]> {
+    if (this.#stopped) return Promise.reject(this.#stopped);
+    const id = ++this.#ids;
+    return new Promise<ResultSet[]>((resolve, reject) => {
+      // Referenced only while a call is out, so that it never keeps a finished process alive.
+      if (this.#pending.size === 0) this.#worker.ref();
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...message, id });
+    });
+  }
+
+  #answer(reply: ThreadReply): void {
+    const call = this.#pending.get(reply.id);
+    if (!call) return;
+    this.#pending.delete(reply.id);
+    if (this.#pending.size === 0) this.#worker.unref();
+    if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
+    else call.resolve(reply.results!.map((r) => this.#resultSet(r)));
+  }
+
+  #resultSet(r: ThreadResult): ResultSet {
+    if (r === null) return resultSet([], [], 0, undefined);
+    if ('changes' in r) return resultSet([], [], r.changes, BigInt(r.rowid));
+    const key = r.columns.join('\u0000');
+    let maker = this.#makers.get(key);
+    if (!maker) {
+      maker = { columns: r.columns, make: rowMaker(r.columns) };
+      this.#makers.set(key, maker);
+    }
+    return resultSet(maker.columns, r.rows.map(maker.make), 0, undefined);
+  }
+
+  #fail(error: unknown): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const call of pending) call.reject(error);
+  }
+}
+
+let shared: WriteThread | null = null;
+
+/** A database's connection on the write thread. */
+export interface WriteChannel {
+  /**
+   * Runs the statements in order; resolves once they ran and, when they committed a write,
+   * once it is on disk. When one fails (a WriteThreadError says which), the rest do not
+   * run and the transaction they were in is rolled back.
+   */
+  run(stmts: readonly InStatement[]): Promise<ResultSet[]>;
+  close(): void;
+}
+
+function plainStatement(s: InStatement): { sql: string; args: unknown } {
+  return typeof s === 'string' ? { sql: s, args: [] } : { sql: s.sql, args: toSqlArgs(s.args) };
+}
+
+function threadError(e: NonNullable<ThreadReply['error']>, at: number): WriteThreadError {
+  const error = e.sync
+    ? syncError(new Error(e.message))
+    : mapError(Object.assign(new Error(e.message), { code: e.code, rawCode: e.rawCode }));
+  return new WriteThreadError(
+    error instanceof LibsqlError ? error : new LibsqlError(e.message, e.code ?? 'SQLITE_ERROR'),
+    at,
+  );
 }

@@ -1,7 +1,8 @@
-import type { Client, InValue, ResultSet, Transaction } from '@libsql/client';
+import type { Client, InStatement, InValue, ResultSet, Transaction } from '@libsql/client';
 import { DomainError } from '../contract/errors.ts';
 import type { EventDraft, MemoryEventRecord } from '../contract/events.ts';
 import { type Db, drizzleFor, type QueryListener } from './client.ts';
+import { LocalClient, type WriteChannel, WriteThreadError } from './local-client.ts';
 import { eventToRow } from './mappers.ts';
 import {
   ANY_KEY,
@@ -73,6 +74,11 @@ export interface WriterOptions {
    * is a network round trip.
    */
   pipelined?: boolean;
+  /**
+   * On an embedded file, run the SQL of groups of planned writes on the write thread (see
+   * WriteChannel) rather than on the thread that serves requests. On by default.
+   */
+  offThread?: boolean;
 }
 
 /**
@@ -116,7 +122,14 @@ export class Writer {
   readonly #client: Client;
   readonly #open = new OpenTransaction();
   readonly #db: Db;
-  readonly #opts: Required<Omit<WriterOptions, 'clock' | 'onQuery'>> & { clock: () => number };
+  readonly #opts: Required<Omit<WriterOptions, 'clock' | 'onQuery' | 'offThread'>> & { clock: () => number };
+  /** Whether groups of planned writes go to the write thread; the channel is opened by the first. */
+  readonly #offThread: boolean;
+  #channel: WriteChannel | null = null;
+  /** Settles, in order, the groups sent to the write thread; null once they all are. */
+  #onThread: Promise<void> | null = null;
+  /** A group whose statement failed on the write thread: it runs again a write per savepoint. */
+  #threadRetry: Job<unknown>[] | null = null;
   readonly #prepared = new Map<(db: Db) => unknown, unknown>();
   #queue: Job<unknown>[] = [];
   #running: Promise<void> | null = null;
@@ -136,6 +149,7 @@ export class Writer {
       clock: opts.clock ?? Date.now,
       pipelined: opts.pipelined ?? false,
     };
+    this.#offThread = !this.#opts.pipelined && (opts.offThread ?? true) && client instanceof LocalClient;
   }
 
   /** Number of writes waiting for the writer (a gauge for /metrics). */
@@ -178,7 +192,7 @@ export class Writer {
    */
   async #drainSoon(): Promise<void> {
     try {
-      while (this.#queue.length > 0 || this.#next) {
+      while (this.#queue.length > 0 || this.#next || this.#onThread || this.#threadRetry) {
         const next = this.#next;
         this.#next = null;
         if (next) {
@@ -189,10 +203,15 @@ export class Writer {
           await this.#commitPipelined(group);
           continue;
         }
+        if (this.#queue.length === 0) {
+          await this.#afterThread();
+          continue;
+        }
         await new Promise((resolve) => setImmediate(resolve));
-        const pipelined = this.#takePipelined();
-        if (pipelined.length > 0) await this.#commitPipelined(await this.#openGroup(pipelined));
-        else await this.#commitBatch(this.#queue.splice(0, this.#opts.maxBatch));
+        const planned = this.#takePipelined();
+        if (planned.length > 0 && this.#opts.pipelined) await this.#commitPipelined(await this.#openGroup(planned));
+        else if (planned.length > 0) await this.#commitOnThread(planned);
+        else await this.#afterThread().then(() => this.#commitBatch(this.#queue.splice(0, this.#opts.maxBatch)));
       }
     } finally {
       this.#running = null;
@@ -298,7 +317,7 @@ export class Writer {
    * taken (it must read what that one writes).
    */
   #takePipelined(): Job<unknown>[] {
-    if (!this.#opts.pipelined) return [];
+    if (!this.#opts.pipelined && !this.#offThread) return [];
     const keys = new Set<string>();
     let count = 0;
     for (const job of this.#queue) {
@@ -362,6 +381,72 @@ export class Writer {
       this.#committing = false;
     }
     this.#settle(done);
+  }
+
+  /**
+   * A group of planned writes on the write thread, in two calls as a pipelined group: BEGIN
+   * IMMEDIATE with every read, then every statement and COMMIT, answered once the commit is
+   * on disk. The second call is not awaited: the next group's reads run on the thread while
+   * this group's log is synced, and see what it wrote (the thread runs calls in order).
+   * Groups are settled in order (#afterThread). When a read or a statement fails, the thread
+   * has rolled the group back and it runs again here a write per savepoint, so that the
+   * failing write fails alone, after the group before it; a group opened meanwhile read too
+   * soon and goes back to the head of the queue. A COMMIT or a sync that fails fails its
+   * whole group, as in #commitBatch.
+   */
+  async #commitOnThread(jobs: Job<unknown>[]): Promise<void> {
+    this.#channel ??= (this.#client as LocalClient).writeThread();
+    const channel = this.#channel;
+    const withReads = jobs.some((j) => j.planned!.reads !== undefined);
+    // Without reads its decisions wait for nothing, so it goes once the group before it is settled.
+    if (!channel || !withReads) await this.#afterThread();
+    if (!channel) return this.#commitBatch(jobs);
+    let done: (Done & { plan?: Plan })[];
+    try {
+      done = await this.#decideGroup(withReads ? threadReads(channel) : null, jobs);
+    } catch (error) {
+      await this.#afterThread();
+      if (error instanceof WriteThreadError) return this.#commitBatch(jobs);
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    if (this.#threadRetry) {
+      if (withReads) await channel.run(['ROLLBACK']).catch(() => undefined);
+      this.#queue.unshift(...jobs);
+      return this.#afterThread();
+    }
+    const statements = done.flatMap((d) => d.plan?.statements ?? []);
+    const call = withReads ? [...statements, 'COMMIT'] : ['BEGIN IMMEDIATE', ...statements, 'COMMIT'];
+    const committed = statements.length > 0 ? channel.run(call) : channel.run(withReads ? ['ROLLBACK'] : []);
+    const before = this.#onThread;
+    this.#onThread = committed.then(
+      async () => {
+        await before;
+        this.#settle(done);
+      },
+      async (error: unknown) => {
+        // Known before the next group's reads are answered, so that group sees it.
+        const retry = error instanceof WriteThreadError && error.at < call.length - 1;
+        if (retry) this.#threadRetry = jobs;
+        await before;
+        if (!retry) for (const job of jobs) job.reject(error);
+      },
+    );
+  }
+
+  /**
+   * Waits until every group sent to the write thread is settled, then runs the group whose
+   * statement failed there again on this thread (see #commitOnThread).
+   */
+  async #afterThread(): Promise<void> {
+    while (this.#onThread) {
+      const pending = this.#onThread;
+      await pending;
+      if (this.#onThread === pending) this.#onThread = null;
+    }
+    const retry = this.#threadRetry;
+    this.#threadRetry = null;
+    if (retry) await this.#commitBatch(retry);
   }
 
   /** A pipelined group's first request; it never rejects: a failure is kept for #commitPipelined. */
@@ -446,6 +531,12 @@ export class Writer {
     into.push(record);
     return record;
   }
+}
+
+/** The first call of a group on the write thread, as #decideGroup sends it: BEGIN IMMEDIATE and the reads. */
+function threadReads(channel: WriteChannel): Transaction {
+  const reads = { batch: async (stmts: InStatement[]) => (await channel.run(['BEGIN IMMEDIATE', ...stmts])).slice(1) };
+  return reads as unknown as Transaction;
 }
 
 /** A failure on the way to or from a hosted database (the remote client turns them into UNAVAILABLE), not in SQL. */

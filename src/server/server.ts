@@ -117,6 +117,7 @@ function createRegistry(
     onQuery: deps.onQuery,
     onCommit,
     maxOpen: config.maxOpenWorkspaces,
+    writerThread: config.writerThread,
     onOpenFailure: openFailureReporter(deps.logger),
   });
 }

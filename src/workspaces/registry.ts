@@ -49,6 +49,8 @@ export interface RegistryOptions {
   onQuery?: QueryListener;
   /** Databases kept open at once (SPHERE_MAX_OPEN_WORKSPACES); idle ones beyond it are closed. */
   maxOpen?: number;
+  /** Embedded files: writes' SQL on the write thread (SPHERE_WRITER_THREAD; see WriterOptions.offThread). */
+  writerThread?: boolean;
   /** Told of every database that failed to open, with the operator's account of why (for the log). */
   onOpenFailure?: (workspace: string, error: unknown) => void;
 }
@@ -309,6 +311,7 @@ export class WorkspaceRegistry {
         // A hosted database pays a round trip per statement and times a transaction out
         // after 5 s, so its group commits stay small; a local file takes many per fsync.
         maxBatch: location.local ? 64 : 8,
+        offThread: this.#opts.writerThread,
       });
     } catch (error) {
       this.#opts.onOpenFailure?.(id, error);

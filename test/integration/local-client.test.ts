@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, LibsqlError } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalClient } from '../../src/db/local-client.ts';
+import { LocalClient, WriteThreadError } from '../../src/db/local-client.ts';
 
 let dir: string;
 let client: LocalClient;
@@ -156,6 +156,52 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
       Array.from({ length: 10 }, (_, i) => client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: [`p${i}`] })),
     );
     expect(client.syncs - (before + 3)).toBeLessThanOrEqual(2);
+  });
+
+  it('runs calls on the write thread in order, rolls back a call that fails and says which statement did', async () => {
+    const thread = client.writeThread()!;
+    const before = client.syncs;
+    const blob = new Uint8Array([1, 2, 3]);
+    await thread.run([
+      'BEGIN IMMEDIATE',
+      { sql: 'INSERT INTO t (name, score, data) VALUES (?, ?, ?)', args: ['th', 1.5, blob] },
+      'COMMIT',
+    ]);
+    const [, read] = await thread.run([
+      'BEGIN',
+      { sql: 'SELECT k, name, score, data FROM t WHERE name = ?', args: ['th'] },
+    ]);
+    await thread.run(['ROLLBACK']);
+    const row = read!.rows[0]!;
+    expect([row.name, row.score, row[1]]).toEqual(['th', 1.5, 'th']);
+    expect(new Uint8Array(row.data as ArrayBuffer)).toEqual(blob);
+    // Another connection sees the commit; the client's own connections never synced it.
+    expect((await client.execute("SELECT count(*) AS n FROM t WHERE name = 'th'")).rows[0]!.n).toBe(1);
+    expect(client.syncs).toBe(before);
+
+    const failed = await thread
+      .run([
+        'BEGIN IMMEDIATE',
+        { sql: 'INSERT INTO t (name) VALUES (?)', args: ['gone'] },
+        'INSERT INTO t (name) VALUES (NULL)',
+        'COMMIT',
+      ])
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(WriteThreadError);
+    expect(failed).toMatchObject({ at: 2, code: 'SQLITE_CONSTRAINT' });
+    expect((await client.execute("SELECT count(*) AS n FROM t WHERE name = 'gone'")).rows[0]!.n).toBe(0);
+    // The failed call left no transaction open behind it.
+    await thread.run(['BEGIN IMMEDIATE', { sql: 'INSERT INTO t (name) VALUES (?)', args: ['after'] }, 'COMMIT']);
+    expect((await client.execute("SELECT count(*) AS n FROM t WHERE name = 'after'")).rows[0]!.n).toBe(1);
+  });
+
+  it('has no write thread for a database that is not in WAL mode', () => {
+    const memory = new LocalClient({ path: ':memory:', concurrency: 1 });
+    try {
+      expect(memory.writeThread()).toBeNull();
+    } finally {
+      memory.close();
+    }
   });
 
   it('refuses work once closed', async () => {
