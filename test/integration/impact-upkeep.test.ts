@@ -95,9 +95,10 @@ describe('the impact index upkeep', () => {
 
   it('lists the words that cross it as captures come in, and keeps them in step', async () => {
     await capture(465);
-    await until('the common words have lists', async () =>
-      ['alpha', 'beta', 'delta', 'gamma', 'run'].every((t) => listed().then((l) => l.includes(t))),
-    );
+    await until('the common words have lists', async () => {
+      const words = await listed();
+      return ['alpha', 'beta', 'delta', 'gamma', 'run'].every((t) => words.includes(t));
+    });
     // More captures after the lists exist: the triggers keep them in step.
     await capture(100);
     const words = await listed();
