@@ -78,7 +78,7 @@ const minDocsAt = (rows: number, shape: ImpactShape) =>
 /** The next slice of the vocabulary, in term order: its frequent terms without a list become pending. */
 async function scanSlice(db: Db, state: ImpactUpkeep, shape: ImpactShape): Promise<UpkeepStep> {
   const started = performance.now();
-  const from = state.after === null ? sql`` : sql`WHERE v.term > ${state.after}`;
+  const from = state.after === null ? sql`` : sql`WHERE term > ${state.after}`;
   const rows = await db.all<{ term: string; docs: number; listed: number }>(sql`
     SELECT v.term AS term, v.doc AS docs, EXISTS (SELECT 1 FROM impact_terms t WHERE t.term = v.term) AS listed
     FROM (SELECT term, doc FROM impact_fts_terms ${from} ORDER BY term LIMIT ${state.slice}) v`);
