@@ -13,6 +13,12 @@ export function impactShape(config: ImpactConfig): ImpactShape {
   };
 }
 
+/**
+ * The largest term the server lists itself: its one write holds the event loop for up to
+ * ~0.2 s under load. Larger ones get theirs from `maintain` (cron) or `reindex`.
+ */
+const SERVER_LIST_MAX_DOCS = 30_000;
+
 /** Lets queued requests run between two slices: the event loop is every workspace's. */
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -33,13 +39,19 @@ export function impactUpkeep(
   let pass: Promise<void> | null = null;
 
   const upkeep = async (id: string) => {
-    const state = states.get(id) ?? newImpactUpkeep();
+    const state = states.get(id) ?? newImpactUpkeep(SERVER_LIST_MAX_DOCS);
     states.set(id, state);
     const view = await registry.view(id);
     for (;;) {
       if (stopped) return;
       const step = await upkeepImpactIndex(view.db, state, (fn) => view.writer.run(({ db }) => fn(db)), shape);
       if (step.did === 'idle') return;
+      if (step.did === 'scan' && step.done && step.tooLarge > 0) {
+        logger.info(
+          { workspace: id, words: step.tooLarge },
+          'impact lists too large to build while serving: run maintain',
+        );
+      }
       if (step.did === 'list')
         logger.info({ workspace: id, term: step.term, postings: step.postings }, 'impact list built');
       await yieldToIo();
