@@ -6,6 +6,7 @@ import { searchKeywordByImpact } from '../../src/retrieval/impact.ts';
 import { searchKeyword } from '../../src/retrieval/keyword.ts';
 import { buildPrefilter, type PrefilterInput } from '../../src/retrieval/prefilter.ts';
 import { buildMatchExpression } from '../../src/retrieval/query.ts';
+import { runCli } from '../helpers/cli.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -142,5 +143,26 @@ describe('the impact index upkeep', () => {
       }
     }
     expect(fast).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('is also run by maintain, for a server that does not run it', async () => {
+    const quiet = await startTestServer({ config: { impact: { minDocs: 40, headPostings: 25, upkeepMs: 0 } } });
+    try {
+      const other = freshWorkspace('maintain');
+      for (let i = 0; i < 120; i++) {
+        await quiet.gqlOk(CAPTURE, { c: `alpha beta ${makeText(next, captured++)}` }, { workspace: other });
+      }
+      const otherDb = (await quiet.server.registry.get(other)).db;
+      const lists = () => otherDb.all<{ term: string }>(sql`SELECT term FROM impact_terms`);
+      expect(await lists()).toEqual([]);
+      const env = { SPHERE_DATA_DIR: quiet.dataDir, SPHERE_IMPACT_MIN_DOCS: '40' };
+      const res = await runCli(['maintain', '--workspace', other, '--json'], env);
+      expect(res.code, res.stderr).toBe(0);
+      const report = JSON.parse(res.stdout) as { impactLists: string[] };
+      expect(report.impactLists).toEqual(expect.arrayContaining(['alpha', 'beta', 'note']));
+      expect((await lists()).map((r) => r.term).sort()).toEqual([...report.impactLists].sort());
+    } finally {
+      await quiet.stop();
+    }
   }, 120_000);
 });
