@@ -40,6 +40,17 @@ export interface Config {
   writerThread: boolean;
   /** The embedding binding for semantic recall: off (default), an OpenAI-compatible endpoint, or built-in GloVe. */
   embeddings: EmbeddingsConfig;
+  /** The impact index's upkeep: which words get a list, and how often the server looks for new ones. */
+  impact: ImpactConfig;
+}
+
+export interface ImpactConfig {
+  /** A word gets an impact list once it is in this many entries (and 1 % of them); null: IMPACT_INDEX's. */
+  minDocs: number | null;
+  /** Postings each new list holds at least; only tests change it (the default is IMPACT_INDEX's). */
+  headPostings: number | null;
+  /** How often the server looks for words that became frequent, in ms; 0 turns the upkeep off. */
+  upkeepMs: number;
 }
 
 export interface EmbeddingsConfig {
@@ -120,6 +131,8 @@ const envSchema = z.object({
   SPHERE_EMBEDDINGS_CACHE_MB: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(512)),
   SPHERE_GLOVE_PATH: optional,
   SPHERE_MODELS_DIR: optional,
+  SPHERE_IMPACT_MIN_DOCS: optional.pipe(z.coerce.number<string | undefined>().int().min(1).optional()),
+  SPHERE_IMPACT_UPKEEP_SECONDS: optional.pipe(z.coerce.number<string | undefined>().min(0).default(60)),
 });
 
 /** Every environment variable the configuration reads (`mini-sphere help serve` lists each). */
@@ -182,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: e.SPHERE_EMBEDDINGS_TIMEOUT_MS,
       batchSize: e.SPHERE_EMBEDDINGS_BATCH,
       cacheBytes: e.SPHERE_EMBEDDINGS_CACHE_MB * 1024 * 1024,
+    },
+    impact: {
+      minDocs: e.SPHERE_IMPACT_MIN_DOCS ?? null,
+      headPostings: null,
+      upkeepMs: Math.round(e.SPHERE_IMPACT_UPKEEP_SECONDS * 1000),
     },
     ...overrides,
   };

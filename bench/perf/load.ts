@@ -23,7 +23,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Client, InStatement } from '@libsql/client';
 import { drizzleFor, locateWorkspace, MIGRATIONS_FOLDER, migrateDb, openClient } from '../../src/db/client.ts';
-import { type ImpactBuildReport, rebuildImpactIndex } from '../../src/db/impact-index.ts';
+import { IMPACT_INDEX, type ImpactBuildReport, rebuildImpactIndex } from '../../src/db/impact-index.ts';
 import { contentHash } from '../../src/memory/model.ts';
 import { CORPUS_VERSION, type CorpusEdge, type CorpusEntry, generateCorpus } from './corpus.ts';
 
@@ -80,7 +80,9 @@ export async function buildTemplate(
   log: (line: string) => void,
   fresh = false,
 ): Promise<LoadReport> {
-  const name = `perf-${size}-s${seed}-c${CORPUS_VERSION}-m${schemaFingerprint()}`;
+  // The impact index's shape decides which lists the template holds: a new shape, a new template.
+  const shape = `i${IMPACT_INDEX.frequentMinDocs}-${IMPACT_INDEX.headPostings}`;
+  const name = `perf-${size}-s${seed}-c${CORPUS_VERSION}-m${schemaFingerprint()}-${shape}`;
   const file = join(templateDir, `${name}.db`);
   if (!fresh && existsSync(file)) {
     const meta = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as Omit<LoadReport, 'cached'>;

@@ -1,10 +1,13 @@
 import type { Config } from '../config.ts';
 import { usage } from '../contract/errors.ts';
+import type { Db } from '../db/client.ts';
+import { upkeepImpactIndexFully } from '../db/impact-upkeep.ts';
 import { runStalenessPass } from '../memory/staleness.ts';
 import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
 import { reindexWorkspace } from '../ops/reindex.ts';
 import { reindexVectors } from '../ops/vectors.ts';
 import { listLocalWorkspaces, withWorkspace } from '../ops/workspace.ts';
+import { impactShape } from '../server/impact-upkeep.ts';
 import { configuredVectorModel, createConfiguredEmbedder } from '../server/semantic.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { CREATE_FLAG, JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
@@ -36,9 +39,12 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
     throw usage(`--limit must be an integer from 1 to 10000, got ${JSON.stringify(values.limit)}`);
   }
-  const report = await withWorkspace(config, id, (ws) =>
-    ws.writer.run((scope) => runStalenessPass(scope, { limit, actor: CLI_ACTOR })),
-  );
+  const { impactLists, ...report } = await withWorkspace(config, id, async (ws) => {
+    const pass = await ws.writer.run((scope) => runStalenessPass(scope, { limit, actor: CLI_ACTOR }));
+    // Words that became frequent since the last reindex get their impact lists.
+    const write = <T>(fn: (db: Db) => Promise<T>) => ws.writer.run(({ db }) => fn(db));
+    return { ...pass, impactLists: await upkeepImpactIndexFully(ws.db, write, impactShape(config.impact)) };
+  });
   const control = await ControlStore.open(config);
   try {
     await control.audit({
@@ -51,13 +57,14 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
     control.close();
   }
   if (values.json) {
-    printJson({ workspace: id, ...report });
+    printJson({ workspace: id, ...report, impactLists });
     return 0;
   }
   print(
     `staleness pass on ${id} at ${new Date(report.at).toISOString()}: scanned ${report.scanned}, ` +
       `marked stale ${report.markedStale}, reclassified ${report.reclassified}`,
   );
+  if (impactLists.length > 0) print(`impact lists built for ${impactLists.length} frequent words`);
   return 0;
 }
 
@@ -83,7 +90,7 @@ async function reindexCommand(config: Config, args: string[]): Promise<number> {
   // The model loads before the workspace opens: a missing model changes nothing.
   const embedder = values.vectors ? await createConfiguredEmbedder(config) : null;
   await withWorkspace(config, id, async (ws) => {
-    const report = await reindexWorkspace(ws, CLI_ACTOR);
+    const report = await reindexWorkspace(ws, CLI_ACTOR, impactShape(config.impact));
     print(`reindexed ${report.workspace}: ${report.documents} documents in ${report.ms} ms`);
     if (!embedder) return;
     const v = await reindexVectors(ws, embedder, CLI_ACTOR);

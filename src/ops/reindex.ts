@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type ImpactBuildReport, rebuildImpactIndex } from '../db/impact-index.ts';
+import { IMPACT_INDEX, type ImpactBuildReport, type ImpactShape, rebuildImpactIndex } from '../db/impact-index.ts';
 import { auditLog } from '../db/schema.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
@@ -19,11 +19,15 @@ export interface ReindexReport {
  * emitted; an audit row records the run). Writes of a running server wait for it, so on
  * a very large workspace run it in a quiet moment.
  */
-export async function reindexWorkspace(ws: OpsWorkspace, actor: string): Promise<ReindexReport> {
+export async function reindexWorkspace(
+  ws: OpsWorkspace,
+  actor: string,
+  shape: ImpactShape = IMPACT_INDEX,
+): Promise<ReindexReport> {
   const started = performance.now();
   const { documents, impact } = await ws.writer.run(async ({ db, now }) => {
     await db.run(sql`INSERT INTO entries_fts(entries_fts) VALUES ('rebuild')`);
-    const impact = await rebuildImpactIndex(db);
+    const impact = await rebuildImpactIndex(db, shape);
     await db.run(sql`DELETE FROM entry_neighbours`);
     await db.run(sql`INSERT INTO entry_neighbours (entry_id, top)
       SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'`);

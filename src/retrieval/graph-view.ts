@@ -4,8 +4,6 @@ import { checkRange, LIMITS } from '../contract/limits.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeSnapshot } from '../db/mappers.ts';
-import type { EntryRow } from '../db/schema.ts';
-import { entriesByIds } from '../memory/queries.ts';
 import { edgesAmong, walkGraph } from './graph.ts';
 
 /** An entry in a graph view, with its distance from the nearest seed. */
@@ -24,8 +22,6 @@ export interface GraphView {
   edges: EdgeSnapshot[];
   /** True when the fanout or the node cap left reachable nodes out. */
   truncated: boolean;
-  /** The seeds' rows, read to check that they exist; callers may reuse them rather than read them again. */
-  seeds: EntryRow[];
 }
 
 /**
@@ -43,21 +39,21 @@ export async function graphView(db: Db, seedIds: readonly string[], hops?: numbe
   const depth = checkRange(hops ?? READ_DEFAULTS.graphView.hops, LIMITS.hops, 'hops');
   const seeds = [...new Set(seedIds)];
   if (seeds.length > LIMITS.graphSeedsMax) throw badInput(`at most ${LIMITS.graphSeedsMax} seed ids`, 'seedIds');
-  const seedRows = await entriesByIds(db, seeds);
-  const found = new Set(seedRows.map((e) => e.id));
-  const missing = seeds.find((id) => !found.has(id));
-  if (missing !== undefined) throw notFound(missing);
   const walk = await walkGraph(db, seeds, depth, {
     fanout: GRAPH_WALK.fanout,
     nodeCap: GRAPH_WALK.nodeCap,
     checkTruncation: true,
     // A view lists the edges among its nodes, not the ones the walk took.
     viaEdges: false,
+    // Whether the seeds exist comes with their edges; their rows load with the other nodes'.
+    checkSeeds: true,
   });
+  const missing = walk.missing?.[0];
+  if (missing !== undefined) throw notFound(missing);
   const nodes = walk.nodes.map((n) => ({ id: n.id, hop: n.hop, score: n.score }));
   const edges = await edgesAmong(
     db,
     nodes.map((n) => n.id),
   );
-  return { nodes, edges: edges.map(edgeSnapshot), truncated: walk.truncated, seeds: seedRows };
+  return { nodes, edges: edges.map(edgeSnapshot), truncated: walk.truncated };
 }

@@ -23,6 +23,8 @@ export interface WalkResult {
   nodes: WalkNode[];
   /** True when the fanout or the node cap left a node within `hops` out. */
   truncated: boolean;
+  /** With `checkSeeds`: the seeds that are not entries, in seed order (the walk then returns no nodes). */
+  missing?: string[];
 }
 
 export interface WalkOptions {
@@ -36,6 +38,11 @@ export interface WalkOptions {
   checkTruncation?: boolean;
   /** Load the edge each node was reached by (`viaEdge`; one more query). Default true. */
   viaEdges?: boolean;
+  /**
+   * Find out which seeds are entries (`missing`), in the statement that reads their edges
+   * when the stored lists serve the fanout.
+   */
+  checkSeeds?: boolean;
 }
 
 export type WalkSeed = string | { id: string; score: number };
@@ -91,10 +98,20 @@ export async function walkGraph(
   if (reached.size === 0) return { nodes: [], truncated: false };
 
   const seedIds = [...reached.keys()];
+  let first: Map<string, Step[]> | null = null;
+  if (options.checkSeeds) {
+    const seen = await seedEdges(db, seedIds, hops > 0 ? fanout : 0);
+    const missing = seedIds.filter((id) => !seen.found.has(id));
+    if (missing.length > 0) return { nodes: [], truncated: false, missing };
+    first = seen.edges;
+  }
   let frontier = seedIds;
-  for (let hop = 0; hop < hops && frontier.length > 0; hop++) {
+  // Nodes sort by hop first: once more than nodeCap are reached, every node a further hop
+  // would add sorts after nodeCap others and is cut, so the walk stops there (truncated).
+  for (let hop = 0; hop < hops && frontier.length > 0 && reached.size <= nodeCap; hop++) {
     const next: string[] = [];
-    for (const [node, steps] of await heaviestEdges(db, frontier, fanout)) {
+    const edges = hop === 0 && first ? first : await heaviestEdges(db, frontier, fanout);
+    for (const [node, steps] of edges) {
       const base = reached.get(node)!.score * decay;
       for (const step of steps) {
         const child = step[0];
@@ -130,6 +147,32 @@ export async function walkGraph(
     truncated = await leftOutByFanout(db, seedIds, hops, new Set(nodes.map((n) => n.id)));
   }
   return { nodes, truncated };
+}
+
+/**
+ * Which of the seeds are entries and, for a fanout the stored lists serve, the first hop's
+ * edges of each, in one statement; a larger fanout ranks them in the walk's first hop.
+ * A fanout of 0 asks for existence only.
+ */
+async function seedEdges(
+  db: Db,
+  seeds: string[],
+  fanout: number,
+): Promise<{ found: Set<string>; edges: Map<string, Step[]> | null }> {
+  const list = JSON.stringify(seeds);
+  if (fanout === 0 || fanout > STORED_FANOUT) {
+    const rows = await db.all<{ id: string }>(
+      sql`SELECT id FROM entries WHERE id IN (SELECT value FROM json_each(${list}))`,
+    );
+    return { found: new Set(rows.map((r) => r.id)), edges: null };
+  }
+  const rows = await db.all<{ id: string; top: string | null }>(sql`
+    SELECT e.id AS id, n.top AS top
+    FROM json_each(${list}) f JOIN entries e ON e.id = f.value
+    LEFT JOIN entry_neighbours n ON n.entry_id = f.value`);
+  const edges = new Map<string, Step[]>();
+  for (const r of rows) if (r.top !== null) edges.set(r.id, (JSON.parse(r.top) as Step[]).slice(0, fanout));
+  return { found: new Set(rows.map((r) => r.id)), edges };
 }
 
 /**
@@ -236,7 +279,9 @@ export function edgesAmongQuery(ids: readonly string[]): SQL {
 
 function edgesAmongWhere(ids: readonly string[]): SQL {
   // Probe by src and filter dst without its index (+): matching both through the unique
-  // (src, dst, type) index would probe every pair, n² lookups instead of n.
+  // (src, dst, type) index would probe every pair, n² lookups instead of n. That index
+  // still serves the probe, so dst is tested in it and only the edges kept are read from
+  // the table (the (src, weight) index the planner prefers reads every edge of each src).
   const list = jsonList(ids);
-  return sql`WHERE src IN ${list} AND +dst IN ${list} ORDER BY weight DESC, src, dst, type`;
+  return sql`INDEXED BY edges_src_dst_type_unique WHERE src IN ${list} AND +dst IN ${list} ORDER BY weight DESC, src, dst, type`;
 }

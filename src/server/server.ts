@@ -11,6 +11,7 @@ import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.
 import { Cap } from './caps.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
 import { createHttpHandler } from './http.ts';
+import { impactUpkeep } from './impact-upkeep.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
@@ -162,6 +163,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const admit = handler.admit;
   const ws = attachWebSockets(http, { yoga, gate, multicast, sockets, subscriptions, admit, trusted });
 
+  const upkeep = impactUpkeep(registry, config.impact, logger);
   let stopping: Promise<void> | null = null;
   return {
     registry,
@@ -179,6 +181,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         );
       }
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
+      upkeep.start();
       return listen(http, config);
     },
     stop: () => {
@@ -190,7 +193,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeIdleConnections();
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        await sink.semantic()?.close();
+        await Promise.all([sink.semantic()?.close(), upkeep.stop()]);
         await registry.close();
         http.closeAllConnections();
         await closed;

@@ -181,9 +181,16 @@ describe('graphView', () => {
     expect(two.truncated).toBe(true);
     // Nearest first: the root and all its children are kept.
     for (const name of ['root', ...kids]) expect(two.names.has(name)).toBe(true);
+    srv.resetQueries();
     const three = await g.view(['root'], 3);
     expect(three.nodes).toHaveLength(50);
     expect(three.truncated).toBe(true);
+    // Past the cap after two hops, a third could only add nodes that sort after fifty
+    // others: the walk stops there. The seed's existence comes with its edges, and the
+    // seed's row with the other nodes': its edges, its children's, the edges among the
+    // nodes, the nodes' rows.
+    expect(three).toEqual(two);
+    expect(srv.queries, srv.queries.join('\n')).toHaveLength(4);
   });
 
   it('applies the fanout at every hop, not only at the seeds', async () => {

@@ -1,0 +1,134 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client.ts';
+import { IMPACT_INDEX, type ImpactShape, listTerm, readFtsTotals } from './impact-index.ts';
+
+/**
+ * Where a workspace's upkeep of its impact index stands between two slices. The index is
+ * chosen at reindex and import; a workspace that grows by captures needs lists for the
+ * words that became frequent since, and this finds and builds them a little at a time.
+ */
+export interface ImpactUpkeep {
+  /** The last vocabulary term read by the scan under way (null: the scan starts at the first term). */
+  after: string | null;
+  /** Terms per scan slice, adapted so that one slice takes about SLICE_MS. */
+  slice: number;
+  /** Frequent terms without a list, found by the scan, waiting for theirs. */
+  pending: string[];
+  /** Documents in the full-text index when the scan under way started (0: none under way). */
+  scanRows: number;
+  /** Documents when the last complete scan started: the next waits until the workspace has grown. */
+  scannedRows: number;
+  /**
+   * Terms in more documents than this are left for `maintain` or `reindex`: a list is built
+   * in one write, whose statements hold the event loop about 7 µs per document of the term
+   * (0.7 s for a term in 96k documents on a loaded 2-core machine).
+   */
+  maxDocs: number;
+  /** Frequent terms without a list left out for maxDocs at the last scan. */
+  tooLarge: number;
+}
+
+export const newImpactUpkeep = (maxDocs = Number.POSITIVE_INFINITY): ImpactUpkeep => ({
+  after: null,
+  slice: 256,
+  pending: [],
+  scanRows: 0,
+  scannedRows: 0,
+  maxDocs,
+  tooLarge: 0,
+});
+
+/** About how long one slice of the vocabulary scan may hold the connection (and the event loop). */
+const SLICE_MS = 8;
+/**
+ * A scan of the whole vocabulary costs about as much as reading the full-text index once:
+ * it waits until the workspace has grown by this share since the last one.
+ */
+const RESCAN_GROWTH = 0.02;
+
+/** What one step did: read a slice of the vocabulary, wrote one term's list, or had nothing to do. */
+export type UpkeepStep =
+  | { did: 'scan'; terms: number; done: boolean; tooLarge: number }
+  | { did: 'list'; term: string; postings: number }
+  | { did: 'idle' };
+
+/**
+ * One bounded step of the impact index's upkeep: one slice of the vocabulary scan (a read),
+ * or one pending term's list (a write, through `write`, which must run it in the
+ * workspace's writer transaction: each list is built whole in one transaction, so captures
+ * before it are in it and the triggers keep it in step with every capture after it).
+ * Call it again until it answers idle. A partly upkept index is a sound one: recall reads
+ * a frequent word without a list from FTS5, exactly as before.
+ *
+ * @example while ((await upkeepImpactIndex(db, state, write)).did !== 'idle') await yieldToIo();
+ */
+export async function upkeepImpactIndex(
+  db: Db,
+  state: ImpactUpkeep,
+  write: <T>(fn: (db: Db) => Promise<T>) => Promise<T>,
+  shape: ImpactShape = IMPACT_INDEX,
+): Promise<UpkeepStep> {
+  const term = state.pending.shift();
+  if (term !== undefined) {
+    const postings = await write((tx) => listTerm(tx, term, shape));
+    return { did: 'list', term, postings: postings ?? 0 };
+  }
+  if (state.scanRows === 0) {
+    const { rows } = await readFtsTotals(db);
+    if (rows < minDocsAt(rows, shape) || rows < state.scannedRows * (1 + RESCAN_GROWTH)) return { did: 'idle' };
+    state.scanRows = rows;
+    state.after = null;
+    state.tooLarge = 0;
+  }
+  return scanSlice(db, state, shape);
+}
+
+const minDocsAt = (rows: number, shape: ImpactShape) =>
+  Math.max(shape.frequentMinDocs, Math.ceil(rows * shape.frequentShare));
+
+/** The next slice of the vocabulary, in term order: its frequent terms without a list become pending. */
+async function scanSlice(db: Db, state: ImpactUpkeep, shape: ImpactShape): Promise<UpkeepStep> {
+  const started = performance.now();
+  const from = state.after === null ? sql`` : sql`WHERE term > ${state.after}`;
+  const rows = await db.all<{ term: string; docs: number; listed: number }>(sql`
+    SELECT v.term AS term, v.doc AS docs, EXISTS (SELECT 1 FROM impact_terms t WHERE t.term = v.term) AS listed
+    FROM (SELECT term, doc FROM impact_fts_terms ${from} ORDER BY term LIMIT ${state.slice}) v`);
+  const took = performance.now() - started;
+  const minDocs = minDocsAt(state.scanRows, shape);
+  for (const r of rows) {
+    if (Number(r.docs) < minDocs || Number(r.listed)) continue;
+    if (Number(r.docs) > state.maxDocs) state.tooLarge++;
+    else state.pending.push(r.term);
+  }
+  const done = rows.length < state.slice;
+  state.after = rows.at(-1)?.term ?? state.after;
+  // The cost of a slice is its terms' doclists: short for most terms, long for frequent ones.
+  if (took < SLICE_MS / 2) state.slice = Math.min(state.slice * 2, 8_192);
+  else if (took > SLICE_MS * 2) state.slice = Math.max(Math.floor(state.slice / 2), 16);
+  if (done) {
+    state.scannedRows = state.scanRows;
+    state.scanRows = 0;
+    state.after = null;
+  }
+  return { did: 'scan', terms: rows.length, done, tooLarge: state.tooLarge };
+}
+
+/**
+ * The whole upkeep at once, for a process that has the workspace to itself (`maintain`):
+ * the terms that got a list.
+ *
+ * @example await upkeepImpactIndexFully(ws.db, (fn) => ws.writer.run(({ db }) => fn(db))); // ['deploy']
+ */
+export async function upkeepImpactIndexFully(
+  db: Db,
+  write: <T>(fn: (db: Db) => Promise<T>) => Promise<T>,
+  shape: ImpactShape = IMPACT_INDEX,
+): Promise<string[]> {
+  const state = newImpactUpkeep();
+  const listed: string[] = [];
+  for (let step = await upkeepImpactIndex(db, state, write, shape); step.did !== 'idle'; ) {
+    if (step.did === 'list' && step.postings > 0) listed.push(step.term);
+    step = await upkeepImpactIndex(db, state, write, shape);
+  }
+  return listed;
+}
