@@ -20,6 +20,16 @@ const RANK_CHUNK = 256;
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
 const RANK_MAX = 40_000;
 /**
+ * The index answers only while its work stays below this share of FTS5's: FTS5 scores
+ * every match of every word (one docsize lookup each), the index reads each list's head
+ * and then scores candidates, each a lookup in entries and one in impact_docs
+ * (SCORE_COST rows). A word in a few thousand entries has a head of most of its matches,
+ * and a query of such words is ranked faster by FTS5 whole than the index could even
+ * start; a query whose candidates do not settle gives up before it has cost much.
+ */
+const WORK_SHARE = 1 / 3;
+const SCORE_COST = 2;
+/**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
  */
@@ -44,7 +54,20 @@ function ftsTerms(words: readonly string[]): (string | null)[] {
 interface Phrase {
   match: string;
   /** Its impact list, when its term has one. */
-  list: { id: number; term: string; threshold: number; idf: number; cap: number } | null;
+  list: { id: number; term: string; threshold: number; docs: number; head: number; idf: number; cap: number } | null;
+}
+
+/** Rows the index may still read or score before FTS5 whole is the cheaper plan. */
+interface Budget {
+  left: number;
+}
+
+/** What FTS5 would score for the listed words, against what reading their heads costs. */
+function workBudget(phrases: readonly Phrase[], workShare: number): Budget | null {
+  const lists = new Map(phrases.flatMap((p) => (p.list ? [[p.list.term, p.list] as const] : [])));
+  let left = 0;
+  for (const list of lists.values()) left += list.docs * workShare - list.head;
+  return left > 0 ? { left } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
@@ -74,7 +97,8 @@ function termWeight(tf: number, dl: number, avgdl: number): number {
  * the next bound falls below the `limit`-th score: a threshold algorithm (Fagin's TA, the
  * lists read whole). When nothing unreached can beat that score either, the ranking is
  * final, computed as FTS5 computes it to the last bit; otherwise this returns null and
- * the caller asks FTS5 for everything.
+ * the caller asks FTS5 for everything. It also returns null, before reading or as soon as
+ * it has read too much, when its work would not stay below `workShare` of FTS5's.
  *
  * @example
  * const hits = await searchKeywordByImpact(db, ['deploy', 'friday'], buildPrefilter({}), 100);
@@ -85,22 +109,25 @@ export async function searchKeywordByImpact(
   terms: readonly string[],
   prefilter: SQL,
   limit: number,
+  workShare = WORK_SHARE,
 ): Promise<KeywordHit[] | null> {
   const setup = await readPhrases(db, terms);
   if (!setup) return null;
-  const { phrases, avgdl } = setup;
+  const { phrases, avgdl, documents } = setup;
+  const budget = workBudget(phrases, workShare);
+  if (!budget) return null;
   const candidates = await reachCandidates(db, phrases, avgdl);
   if (!candidates) return null;
-  let ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+  let ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
   if (!ranked) return null;
   let outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
   if (!(outside < ranked.floor)) {
     // Several frequent terms together could still beat the floor outside their heads:
     // only a document holding all of some such combination can, so those are reached too.
-    const combined = await reachCombinations(db, phrases, ranked.floor, candidates);
+    const combined = await reachCombinations(db, { phrases, budget, documents }, ranked.floor, candidates);
     if (combined === null) return null;
     outside = combined;
-    ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+    ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
     if (!ranked) return null;
   }
   // Strictly: a document outside tied with the last hit could come first by rowid.
@@ -116,7 +143,7 @@ export async function searchKeywordByImpact(
  */
 async function reachCombinations(
   db: Db,
-  phrases: Phrase[],
+  { phrases, budget, documents }: { phrases: Phrase[]; budget: Budget; documents: number },
   floor: number,
   candidates: Map<number, Candidate>,
 ): Promise<number | null> {
@@ -129,11 +156,17 @@ async function reachCombinations(
     if (sum < floor) below = Math.max(below, sum);
     else if (!sets.some((smaller) => smaller.every((p) => set.includes(p)))) sets.push(set);
   }
+  // Words independent of each other: a set shares about this many documents. Sets that
+  // large would be read only to find that they are too many to score.
+  const expected = (set: Phrase[]) => set.reduce((e, p) => (e * p.list!.docs) / documents, documents);
+  if (sets.reduce((s, set) => s + expected(set), 0) * (1 + SCORE_COST) > budget.left) return null;
   for (const set of sets) {
+    const most = Math.min(RANK_MAX, Math.floor(budget.left / (1 + SCORE_COST)));
     const rows = await db.all<{ n: number }>(sql`
       SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${set.map((p) => p.match).join(' AND ')}
-      LIMIT ${RANK_MAX + 1}`);
-    if (rows.length > RANK_MAX) return null;
+      LIMIT ${most + 1}`);
+    if (rows.length > most) return null;
+    budget.left -= rows.length;
     for (const r of rows) {
       const n = Number(r.n);
       if (candidates.has(n)) continue;
@@ -161,10 +194,12 @@ async function readPhrases(db: Db, terms: readonly string[]) {
     term: string;
     threshold: number;
     docs: number;
+    head: number;
     avgdl: number;
     totals: unknown;
   }>(sql`
     SELECT t.id AS id, t.term AS term, t.threshold AS threshold, t.docs AS docs, m.avgdl AS avgdl,
+      (SELECT count(*) FROM impact_postings p WHERE p.term = t.term) AS head,
       (SELECT block FROM ${FTS_TOTALS}) AS totals
     FROM impact_terms t CROSS JOIN impact_meta m
     WHERE t.term IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`);
@@ -190,9 +225,10 @@ async function readPhrases(db: Db, terms: readonly string[]) {
     const idf = idfOf.get(row.term)! <= 0 ? 1e-6 : idfOf.get(row.term)!;
     const threshold = Number(row.threshold);
     const cap = ((idf * threshold) / IMPACT_INDEX.scale) * drift * BOUND_SLACK;
-    return { match, list: { id: Number(row.id), term: row.term, threshold, idf, cap } };
+    const [docs, head] = [Number(row.docs), Number(row.head)];
+    return { match, list: { id: Number(row.id), term: row.term, threshold, docs, head, idf, cap } };
   });
-  return { phrases, avgdl };
+  return { phrases, avgdl, documents: totals.rows };
 }
 
 /** Every document a list or a rare term reaches, with its bounds; null when a "rare" term is not. */
@@ -268,7 +304,7 @@ interface Ranked {
  */
 async function rankBest(
   db: Db,
-  { phrases, avgdl }: { phrases: Phrase[]; avgdl: number },
+  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
   candidates: Map<number, Candidate>,
   prefilter: SQL,
   limit: number,
@@ -276,10 +312,12 @@ async function rankBest(
   const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
   let hits: Ranked[] = [];
   let floor = Number.NEGATIVE_INFINITY;
-  for (let at = 0, size = RANK_CHUNK; at < order.length; at += size, size *= 2) {
+  for (let at = 0, size = RANK_CHUNK; at < order.length; size *= 2) {
     if (hits.length >= limit && order[at]!.upper < floor) break;
     if (at >= RANK_MAX) return null;
-    const chunk = order.slice(at, at + size);
+    const chunk = order.slice(at, at + Math.min(size, Math.floor(budget.left / SCORE_COST)));
+    if (chunk.length === 0) return null;
+    budget.left -= chunk.length * SCORE_COST;
     const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
       SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
       FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
@@ -297,6 +335,7 @@ async function rankBest(
     hits.sort((a, b) => b.score - a.score || a.n - b.n);
     hits = hits.slice(0, limit);
     if (hits.length >= limit) floor = hits[limit - 1]!.score;
+    at += chunk.length;
   }
   if (hits.length < limit) return null;
   return { hits, floor };
