@@ -20,14 +20,17 @@ const RANK_CHUNK = 256;
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
 const RANK_MAX = 40_000;
 /**
- * The index answers only while its work stays below this share of FTS5's: FTS5 scores
- * every match of every word (one docsize lookup each), the index reads each list's head
- * and then scores candidates, each a lookup in entries and one in impact_docs
- * (SCORE_COST rows). A word in a few thousand entries has a head of most of its matches,
- * and a query of such words is ranked faster by FTS5 whole than the index could even
- * start; a query whose candidates do not settle gives up before it has cost much.
+ * The index answers only while its work stays below this share of FTS5's, counted in
+ * matches FTS5 scores (a docsize lookup and bm25 each): FTS5 scores every match of every
+ * word; the index reads each list's head (HEAD_COST a posting, one string for the list),
+ * scores a rare word's matches as FTS5 does, and scores candidates (SCORE_COST each: a
+ * lookup in entries and one in impact_docs). A word in a few thousand entries has a head
+ * of most of its matches, and a query of such words is ranked faster by FTS5 whole than
+ * the index could even start; a query whose candidates do not settle gives up before it
+ * has cost much.
  */
 const WORK_SHARE = 1 / 3;
+const HEAD_COST = 0.25;
 const SCORE_COST = 2;
 /**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
@@ -57,17 +60,19 @@ interface Phrase {
   list: { id: number; term: string; threshold: number; docs: number; head: number; idf: number; cap: number } | null;
 }
 
-/** Rows the index may still read or score before FTS5 whole is the cheaper plan. */
+/** Work (in FTS5 scorings) the index may still do before FTS5 whole is the cheaper plan. */
 interface Budget {
   left: number;
+  /** A rare word's match costs the index one scoring and saves FTS5's share of one. */
+  rareCost: number;
 }
 
 /** What FTS5 would score for the listed words, against what reading their heads costs. */
 function workBudget(phrases: readonly Phrase[], workShare: number): Budget | null {
   const lists = new Map(phrases.flatMap((p) => (p.list ? [[p.list.term, p.list] as const] : [])));
   let left = 0;
-  for (const list of lists.values()) left += list.docs * workShare - list.head;
-  return left > 0 ? { left } : null;
+  for (const list of lists.values()) left += list.docs * workShare - list.head * HEAD_COST;
+  return left > 0 ? { left, rareCost: 1 - workShare } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
@@ -76,6 +81,8 @@ interface Candidate {
   /** Each phrase's exact contribution, or NaN where only its list's cap is known. */
   parts: Float64Array;
   upper: number;
+  /** Its id and exact score once read; null when the prefilter leaves it out. */
+  scored?: { id: string; score: number } | null;
 }
 
 /** FTS5's bm25() weight of a term in a document (without the idf), in FTS5's order of operations. */
@@ -116,7 +123,7 @@ export async function searchKeywordByImpact(
   const { phrases, avgdl, documents } = setup;
   const budget = workBudget(phrases, workShare);
   if (!budget) return null;
-  const candidates = await reachCandidates(db, phrases, avgdl);
+  const candidates = await reachCandidates(db, { phrases, avgdl, budget });
   if (!candidates) return null;
   let ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
   if (!ranked) return null;
@@ -231,8 +238,15 @@ async function readPhrases(db: Db, terms: readonly string[]) {
   return { phrases, avgdl, documents: totals.rows };
 }
 
-/** Every document a list or a rare term reaches, with its bounds; null when a "rare" term is not. */
-async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promise<Map<number, Candidate> | null> {
+/**
+ * Every document a list or a rare term reaches, with its bounds; null when the rare terms'
+ * matches are more than the budget allows. Rare terms are read first: past the budget,
+ * nothing else has been read.
+ */
+async function reachCandidates(
+  db: Db,
+  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
+): Promise<Map<number, Candidate> | null> {
   const out = new Map<number, Candidate>();
   const get = (n: number) => {
     let c = out.get(n);
@@ -242,22 +256,24 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
     }
     return c;
   };
-  const heads = new Map<string, { n: number; tf: number; dl: number }[]>();
   for (const [i, p] of phrases.entries()) {
-    if (p.list) {
-      let head = heads.get(p.list.term);
-      if (!head) {
-        head = await db.all(sql`SELECT n, tf, dl FROM impact_postings WHERE term = ${p.list.term}`);
-        heads.set(p.list.term, head);
-      }
-      for (const r of head) get(Number(r.n)).parts[i] = p.list.idf * termWeight(Number(r.tf), Number(r.dl), avgdl);
-      continue;
-    }
+    if (p.list) continue;
+    const most = Math.min(RARE_MATCHES_MAX, Math.floor(budget.left / budget.rareCost));
     const rows = await db.all<{ n: number; bm25: number }>(sql`
       SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
-      WHERE entries_fts MATCH ${p.match} LIMIT ${RARE_MATCHES_MAX + 1}`);
-    if (rows.length > RARE_MATCHES_MAX) return null;
+      WHERE entries_fts MATCH ${p.match} LIMIT ${most + 1}`);
+    if (rows.length > most) return null;
+    budget.left -= rows.length * budget.rareCost;
     for (const r of rows) get(Number(r.n)).parts[i] = -Number(r.bm25);
+  }
+  const heads = new Map<string, number[]>();
+  for (const [i, p] of phrases.entries()) {
+    if (!p.list) continue;
+    const head = heads.get(p.list.term) ?? (await readHead(db, p.list.term));
+    heads.set(p.list.term, head);
+    for (let k = 0; k + 2 < head.length; k += 3) {
+      get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
+    }
   }
   // A rare term's matches are all here: a document it does not reach has none of it.
   for (const c of out.values()) {
@@ -267,6 +283,16 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
     bound(c, phrases);
   }
   return out;
+}
+
+/**
+ * A list's postings as one string of "n tf dl" triples: a row per posting cost more to
+ * hand over than to read.
+ */
+async function readHead(db: Db, term: string): Promise<number[]> {
+  const [row] = await db.all<{ head: string | null }>(sql`
+    SELECT group_concat(n || ' ' || tf || ' ' || dl, ' ') AS head FROM impact_postings WHERE term = ${term}`);
+  return row?.head ? row.head.split(' ').map(Number) : [];
 }
 
 /** Upper bound: the known parts plus, for each list the document is not in, that list's cap. */
@@ -317,11 +343,13 @@ async function rankBest(
     if (at >= RANK_MAX) return null;
     const chunk = order.slice(at, at + Math.min(size, Math.floor(budget.left / SCORE_COST)));
     if (chunk.length === 0) return null;
-    budget.left -= chunk.length * SCORE_COST;
+    const unread = chunk.filter((c) => c.scored === undefined);
+    budget.left -= unread.length * SCORE_COST;
     const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
       SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
       FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
-      WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(chunk.map((c) => c.n))})) AND ${prefilter}`);
+      WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(unread.map((c) => c.n))})) AND ${prefilter}`);
+    for (const c of unread) c.scored = null;
     for (const r of rows) {
       const c = candidates.get(Number(r.n))!;
       const counts = parseCounts(r.terms);
@@ -330,8 +358,9 @@ async function rankBest(
         const tf = p.list ? (counts.get(p.list.id) ?? 0) : 0;
         score += p.list ? (tf === 0 ? 0 : p.list.idf * termWeight(tf, Number(r.dl), avgdl)) : c.parts[i]!;
       }
-      hits.push({ id: r.id, n: c.n, score });
+      c.scored = { id: r.id, score };
     }
+    for (const c of chunk) if (c.scored) hits.push({ id: c.scored.id, n: c.n, score: c.scored.score });
     hits.sort((a, b) => b.score - a.score || a.n - b.n);
     hits = hits.slice(0, limit);
     if (hits.length >= limit) floor = hits[limit - 1]!.score;
