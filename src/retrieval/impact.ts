@@ -31,7 +31,7 @@ const RANK_MAX = 40_000;
  */
 const WORK_SHARE = 1 / 3;
 const HEAD_COST = 0.25;
-const SCORE_COST = 2;
+const SCORE_COST = 6;
 /**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
