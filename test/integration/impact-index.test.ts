@@ -171,8 +171,17 @@ describe('the impact index', () => {
   it('looks a query word up under the term FTS5 stores (stemmed)', async () => {
     const [running] = await db.all<{ id: number }>(sql`SELECT id FROM impact_terms WHERE term = 'run'`);
     expect(running).toBeDefined();
-    const early = await searchKeywordByImpact(db, ['runs'], buildPrefilter({}), 10);
+    const early = await searchKeywordByImpact(db, ['runs'], buildPrefilter({}), 10, GENEROUS);
     expect(early).toEqual(await searchKeyword(db, '"runs"', buildPrefilter({}), 10));
+  });
+
+  it('leaves a query to FTS5 whole when the index would do more than a third of its work', async () => {
+    // "delta" is in ~180 entries: the candidates it takes to settle its best 20 cost more
+    // than a third of FTS5 scoring all of them, so by default the index gives up early.
+    const prefilter = buildPrefilter({});
+    const whole = await searchKeyword(db, '"delta"', prefilter, 20);
+    expect(await searchKeywordByImpact(db, ['delta'], prefilter, 20, GENEROUS)).toEqual(whole);
+    expect(await searchKeywordByImpact(db, ['delta'], prefilter, 20)).toBeNull();
   });
 
   it('stays in step through captures, appends, updates, forgets and plain deletes', async () => {
