@@ -61,6 +61,8 @@ export async function readTogether(db: Db, queries: readonly SQL[]): Promise<Rec
   if (queries.length === 0) return [];
   const items = queries.map((q) => db.all<Record<string, unknown>>(q));
   if (items.length === 1) return [await items[0]!];
+  // A transaction has no batch of its own; inside one, the reads already share its view.
+  if (typeof (db as unknown as Partial<RootDb>).batch !== 'function') return Promise.all(items);
   const [first, ...rest] = items as unknown as Parameters<RootDb['batch']>[0];
   return (await (db as unknown as RootDb).batch([first, ...rest])) as Record<string, unknown>[][];
 }

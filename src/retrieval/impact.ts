@@ -20,6 +20,19 @@ const RANK_CHUNK = 256;
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
 const RANK_MAX = 40_000;
 /**
+ * The index answers only while its work stays below this share of FTS5's, counted in
+ * matches FTS5 scores (a docsize lookup and bm25 each): FTS5 scores every match of every
+ * word; the index reads each list's head (HEAD_COST a posting, one string for the list),
+ * scores a rare word's matches as FTS5 does, and scores candidates (SCORE_COST each: a
+ * lookup in entries and one in impact_docs). A word in a few thousand entries has a head
+ * of most of its matches, and a query of such words is ranked faster by FTS5 whole than
+ * the index could even start; a query whose candidates do not settle gives up before it
+ * has cost much.
+ */
+const WORK_SHARE = 1 / 3;
+const HEAD_COST = 0.25;
+const SCORE_COST = 6;
+/**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
  */
@@ -44,7 +57,22 @@ function ftsTerms(words: readonly string[]): (string | null)[] {
 interface Phrase {
   match: string;
   /** Its impact list, when its term has one. */
-  list: { id: number; term: string; threshold: number; idf: number; cap: number } | null;
+  list: { id: number; term: string; threshold: number; docs: number; head: number; idf: number; cap: number } | null;
+}
+
+/** Work (in FTS5 scorings) the index may still do before FTS5 whole is the cheaper plan. */
+interface Budget {
+  left: number;
+  /** A rare word's match costs the index one scoring and saves FTS5's share of one. */
+  rareCost: number;
+}
+
+/** What FTS5 would score for the listed words, against what reading their heads costs. */
+function workBudget(phrases: readonly Phrase[], workShare: number): Budget | null {
+  const lists = new Map(phrases.flatMap((p) => (p.list ? [[p.list.term, p.list] as const] : [])));
+  let left = 0;
+  for (const list of lists.values()) left += list.docs * workShare - list.head * HEAD_COST;
+  return left > 0 ? { left, rareCost: 1 - workShare } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
@@ -53,6 +81,8 @@ interface Candidate {
   /** Each phrase's exact contribution, or NaN where only its list's cap is known. */
   parts: Float64Array;
   upper: number;
+  /** Its id and exact score once read; null when the prefilter leaves it out. */
+  scored?: { id: string; score: number } | null;
 }
 
 /** FTS5's bm25() weight of a term in a document (without the idf), in FTS5's order of operations. */
@@ -74,7 +104,8 @@ function termWeight(tf: number, dl: number, avgdl: number): number {
  * the next bound falls below the `limit`-th score: a threshold algorithm (Fagin's TA, the
  * lists read whole). When nothing unreached can beat that score either, the ranking is
  * final, computed as FTS5 computes it to the last bit; otherwise this returns null and
- * the caller asks FTS5 for everything.
+ * the caller asks FTS5 for everything. It also returns null, before reading or as soon as
+ * it has read too much, when its work would not stay below `workShare` of FTS5's.
  *
  * @example
  * const hits = await searchKeywordByImpact(db, ['deploy', 'friday'], buildPrefilter({}), 100);
@@ -85,22 +116,25 @@ export async function searchKeywordByImpact(
   terms: readonly string[],
   prefilter: SQL,
   limit: number,
+  workShare = WORK_SHARE,
 ): Promise<KeywordHit[] | null> {
   const setup = await readPhrases(db, terms);
   if (!setup) return null;
-  const { phrases, avgdl } = setup;
-  const candidates = await reachCandidates(db, phrases, avgdl);
+  const { phrases, avgdl, documents } = setup;
+  const budget = workBudget(phrases, workShare);
+  if (!budget) return null;
+  const candidates = await reachCandidates(db, { phrases, avgdl, budget });
   if (!candidates) return null;
-  let ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+  let ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
   if (!ranked) return null;
   let outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
   if (!(outside < ranked.floor)) {
     // Several frequent terms together could still beat the floor outside their heads:
     // only a document holding all of some such combination can, so those are reached too.
-    const combined = await reachCombinations(db, phrases, ranked.floor, candidates);
+    const combined = await reachCombinations(db, { phrases, budget, documents }, ranked.floor, candidates);
     if (combined === null) return null;
     outside = combined;
-    ranked = await rankBest(db, { phrases, avgdl }, candidates, prefilter, limit);
+    ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
     if (!ranked) return null;
   }
   // Strictly: a document outside tied with the last hit could come first by rowid.
@@ -116,7 +150,7 @@ export async function searchKeywordByImpact(
  */
 async function reachCombinations(
   db: Db,
-  phrases: Phrase[],
+  { phrases, budget, documents }: { phrases: Phrase[]; budget: Budget; documents: number },
   floor: number,
   candidates: Map<number, Candidate>,
 ): Promise<number | null> {
@@ -129,11 +163,17 @@ async function reachCombinations(
     if (sum < floor) below = Math.max(below, sum);
     else if (!sets.some((smaller) => smaller.every((p) => set.includes(p)))) sets.push(set);
   }
+  // Words independent of each other: a set shares about this many documents. Sets that
+  // large would be read only to find that they are too many to score.
+  const expected = (set: Phrase[]) => set.reduce((e, p) => (e * p.list!.docs) / documents, documents);
+  if (sets.reduce((s, set) => s + expected(set), 0) * (1 + SCORE_COST) > budget.left) return null;
   for (const set of sets) {
+    const most = Math.min(RANK_MAX, Math.floor(budget.left / (1 + SCORE_COST)));
     const rows = await db.all<{ n: number }>(sql`
       SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${set.map((p) => p.match).join(' AND ')}
-      LIMIT ${RANK_MAX + 1}`);
-    if (rows.length > RANK_MAX) return null;
+      LIMIT ${most + 1}`);
+    if (rows.length > most) return null;
+    budget.left -= rows.length;
     for (const r of rows) {
       const n = Number(r.n);
       if (candidates.has(n)) continue;
@@ -161,10 +201,12 @@ async function readPhrases(db: Db, terms: readonly string[]) {
     term: string;
     threshold: number;
     docs: number;
+    head: number;
     avgdl: number;
     totals: unknown;
   }>(sql`
     SELECT t.id AS id, t.term AS term, t.threshold AS threshold, t.docs AS docs, m.avgdl AS avgdl,
+      (SELECT count(*) FROM impact_postings p WHERE p.term = t.term) AS head,
       (SELECT block FROM ${FTS_TOTALS}) AS totals
     FROM impact_terms t CROSS JOIN impact_meta m
     WHERE t.term IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`);
@@ -190,13 +232,21 @@ async function readPhrases(db: Db, terms: readonly string[]) {
     const idf = idfOf.get(row.term)! <= 0 ? 1e-6 : idfOf.get(row.term)!;
     const threshold = Number(row.threshold);
     const cap = ((idf * threshold) / IMPACT_INDEX.scale) * drift * BOUND_SLACK;
-    return { match, list: { id: Number(row.id), term: row.term, threshold, idf, cap } };
+    const [docs, head] = [Number(row.docs), Number(row.head)];
+    return { match, list: { id: Number(row.id), term: row.term, threshold, docs, head, idf, cap } };
   });
-  return { phrases, avgdl };
+  return { phrases, avgdl, documents: totals.rows };
 }
 
-/** Every document a list or a rare term reaches, with its bounds; null when a "rare" term is not. */
-async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promise<Map<number, Candidate> | null> {
+/**
+ * Every document a list or a rare term reaches, with its bounds; null when the rare terms'
+ * matches are more than the budget allows. Rare terms are read first: past the budget,
+ * nothing else has been read.
+ */
+async function reachCandidates(
+  db: Db,
+  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
+): Promise<Map<number, Candidate> | null> {
   const out = new Map<number, Candidate>();
   const get = (n: number) => {
     let c = out.get(n);
@@ -206,22 +256,24 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
     }
     return c;
   };
-  const heads = new Map<string, { n: number; tf: number; dl: number }[]>();
   for (const [i, p] of phrases.entries()) {
-    if (p.list) {
-      let head = heads.get(p.list.term);
-      if (!head) {
-        head = await db.all(sql`SELECT n, tf, dl FROM impact_postings WHERE term = ${p.list.term}`);
-        heads.set(p.list.term, head);
-      }
-      for (const r of head) get(Number(r.n)).parts[i] = p.list.idf * termWeight(Number(r.tf), Number(r.dl), avgdl);
-      continue;
-    }
+    if (p.list) continue;
+    const most = Math.min(RARE_MATCHES_MAX, Math.floor(budget.left / budget.rareCost));
     const rows = await db.all<{ n: number; bm25: number }>(sql`
       SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
-      WHERE entries_fts MATCH ${p.match} LIMIT ${RARE_MATCHES_MAX + 1}`);
-    if (rows.length > RARE_MATCHES_MAX) return null;
+      WHERE entries_fts MATCH ${p.match} LIMIT ${most + 1}`);
+    if (rows.length > most) return null;
+    budget.left -= rows.length * budget.rareCost;
     for (const r of rows) get(Number(r.n)).parts[i] = -Number(r.bm25);
+  }
+  const heads = new Map<string, number[]>();
+  for (const [i, p] of phrases.entries()) {
+    if (!p.list) continue;
+    const head = heads.get(p.list.term) ?? (await readHead(db, p.list.term));
+    heads.set(p.list.term, head);
+    for (let k = 0; k + 2 < head.length; k += 3) {
+      get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
+    }
   }
   // A rare term's matches are all here: a document it does not reach has none of it.
   for (const c of out.values()) {
@@ -231,6 +283,16 @@ async function reachCandidates(db: Db, phrases: Phrase[], avgdl: number): Promis
     bound(c, phrases);
   }
   return out;
+}
+
+/**
+ * A list's postings as one string of "n tf dl" triples: a row per posting cost more to
+ * hand over than to read.
+ */
+async function readHead(db: Db, term: string): Promise<number[]> {
+  const [row] = await db.all<{ head: string | null }>(sql`
+    SELECT group_concat(n || ' ' || tf || ' ' || dl, ' ') AS head FROM impact_postings WHERE term = ${term}`);
+  return row?.head ? row.head.split(' ').map(Number) : [];
 }
 
 /** Upper bound: the known parts plus, for each list the document is not in, that list's cap. */
@@ -268,7 +330,7 @@ interface Ranked {
  */
 async function rankBest(
   db: Db,
-  { phrases, avgdl }: { phrases: Phrase[]; avgdl: number },
+  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
   candidates: Map<number, Candidate>,
   prefilter: SQL,
   limit: number,
@@ -276,14 +338,18 @@ async function rankBest(
   const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
   let hits: Ranked[] = [];
   let floor = Number.NEGATIVE_INFINITY;
-  for (let at = 0, size = RANK_CHUNK; at < order.length; at += size, size *= 2) {
+  for (let at = 0, size = RANK_CHUNK; at < order.length; size *= 2) {
     if (hits.length >= limit && order[at]!.upper < floor) break;
     if (at >= RANK_MAX) return null;
-    const chunk = order.slice(at, at + size);
+    const chunk = order.slice(at, at + Math.min(size, Math.floor(budget.left / SCORE_COST)));
+    if (chunk.length === 0) return null;
+    const unread = chunk.filter((c) => c.scored === undefined);
+    budget.left -= unread.length * SCORE_COST;
     const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
       SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
       FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
-      WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(chunk.map((c) => c.n))})) AND ${prefilter}`);
+      WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(unread.map((c) => c.n))})) AND ${prefilter}`);
+    for (const c of unread) c.scored = null;
     for (const r of rows) {
       const c = candidates.get(Number(r.n))!;
       const counts = parseCounts(r.terms);
@@ -292,11 +358,13 @@ async function rankBest(
         const tf = p.list ? (counts.get(p.list.id) ?? 0) : 0;
         score += p.list ? (tf === 0 ? 0 : p.list.idf * termWeight(tf, Number(r.dl), avgdl)) : c.parts[i]!;
       }
-      hits.push({ id: r.id, n: c.n, score });
+      c.scored = { id: r.id, score };
     }
+    for (const c of chunk) if (c.scored) hits.push({ id: c.scored.id, n: c.n, score: c.scored.score });
     hits.sort((a, b) => b.score - a.score || a.n - b.n);
     hits = hits.slice(0, limit);
     if (hits.length >= limit) floor = hits[limit - 1]!.score;
+    at += chunk.length;
   }
   if (hits.length < limit) return null;
   return { hits, floor };

@@ -65,6 +65,11 @@ const STATUSES: EntryStatus[] = ['ACTIVE', 'ACTIVE', 'ACTIVE', 'STALE', 'DEPRECA
 const KINDS: EntryKind[] = ['SEMANTIC', 'EPISODIC', 'DOCUMENT'];
 /** Lists for terms in 40+ documents, heads of 25 postings: short enough that stopping early is often wrong. */
 const SMALL: ImpactShape = { frequentMinDocs: 40, frequentShare: 0.01, headPostings: 25 };
+/**
+ * The index may work up to as much as FTS5 whole (three times its default), so that most
+ * queries of so small a corpus take the early path and are checked against FTS5.
+ */
+const GENEROUS = 1;
 
 let dir: string;
 let opened: OpenedDatabase;
@@ -121,7 +126,7 @@ async function compareAll(): Promise<{ fast: number; total: number }> {
       for (const limit of [5, 20, 100]) {
         const prefilter = buildPrefilter(filter);
         const exhaustive = await searchKeyword(db, buildMatchExpression(terms)!, prefilter, limit);
-        const early = await searchKeywordByImpact(db, terms, prefilter, limit);
+        const early = await searchKeywordByImpact(db, terms, prefilter, limit, GENEROUS);
         total++;
         if (early === null) continue;
         fast++;
@@ -166,8 +171,17 @@ describe('the impact index', () => {
   it('looks a query word up under the term FTS5 stores (stemmed)', async () => {
     const [running] = await db.all<{ id: number }>(sql`SELECT id FROM impact_terms WHERE term = 'run'`);
     expect(running).toBeDefined();
-    const early = await searchKeywordByImpact(db, ['runs'], buildPrefilter({}), 10);
+    const early = await searchKeywordByImpact(db, ['runs'], buildPrefilter({}), 10, GENEROUS);
     expect(early).toEqual(await searchKeyword(db, '"runs"', buildPrefilter({}), 10));
+  });
+
+  it('leaves a query to FTS5 whole when the index would do more than a third of its work', async () => {
+    // "delta" is in ~180 entries: the candidates it takes to settle its best 20 cost more
+    // than a third of FTS5 scoring all of them, so by default the index gives up early.
+    const prefilter = buildPrefilter({});
+    const whole = await searchKeyword(db, '"delta"', prefilter, 20);
+    expect(await searchKeywordByImpact(db, ['delta'], prefilter, 20, GENEROUS)).toEqual(whole);
+    expect(await searchKeywordByImpact(db, ['delta'], prefilter, 20)).toBeNull();
   });
 
   it('stays in step through captures, appends, updates, forgets and plain deletes', async () => {
