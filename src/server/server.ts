@@ -123,6 +123,16 @@ function createRegistry(
   });
 }
 
+/** Open mode trusts whoever can connect, so it listens on loopback only. */
+async function refuseOpenModeOffLoopback(config: Config, gate: Gatekeeper): Promise<void> {
+  if (!isLoopback(config.host) && !(await gate.tokenMode())) {
+    throw new Error(
+      `refusing to listen on ${config.host} without tokens: open mode is for loopback only. ` +
+        'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
+    );
+  }
+}
+
 /** Builds the HTTP + WebSocket server over one workspace registry; nothing listens until `start`. */
 export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereServer {
   const clock = deps.clock ?? Date.now;
@@ -174,12 +184,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     logger,
     semantic: sink.semantic,
     start: async () => {
-      if (!isLoopback(config.host) && !(await gate.tokenMode())) {
-        throw new Error(
-          `refusing to listen on ${config.host} without tokens: open mode is for loopback only. ` +
-            'Create a token (mini-sphere token create --workspace W --role agent) or set HOST=127.0.0.1.',
-        );
-      }
+      await refuseOpenModeOffLoopback(config, gate);
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       upkeep.start();
       return listen(http, config);
