@@ -44,7 +44,7 @@ export function impactUpkeep(
     const view = await registry.view(id);
     for (;;) {
       if (stopped) return;
-      const step = await upkeepImpactIndex(view.db, state, (fn) => view.writer.run(({ db }) => fn(db)), shape);
+      const step = await upkeepImpactIndex(view.db, state, (w) => view.writer.run(w), shape);
       if (step.did === 'idle') return;
       if (step.did === 'scan' && step.done && step.tooLarge > 0) {
         logger.info(
@@ -52,8 +52,8 @@ export function impactUpkeep(
           'impact lists too large to build while serving: run maintain',
         );
       }
-      if (step.did === 'list')
-        logger.info({ workspace: id, term: step.term, postings: step.postings }, 'impact list built');
+      if (step.did === 'list' && step.docs !== null)
+        logger.info({ workspace: id, term: step.term, entries: step.docs }, 'impact list built');
       await yieldToIo();
     }
   };
