@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
 import { usage } from '../contract/errors.ts';
-import type { Db } from '../db/client.ts';
 import { upkeepImpactIndexFully } from '../db/impact-upkeep.ts';
 import { runStalenessPass } from '../memory/staleness.ts';
 import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
@@ -42,8 +41,8 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
   const { impactLists, ...report } = await withWorkspace(config, id, async (ws) => {
     const pass = await ws.writer.run((scope) => runStalenessPass(scope, { limit, actor: CLI_ACTOR }));
     // Words that became frequent since the last reindex get their impact lists.
-    const write = <T>(fn: (db: Db) => Promise<T>) => ws.writer.run(({ db }) => fn(db));
-    return { ...pass, impactLists: await upkeepImpactIndexFully(ws.db, write, impactShape(config.impact)) };
+    const lists = await upkeepImpactIndexFully(ws.db, (w) => ws.writer.run(w), impactShape(config.impact));
+    return { ...pass, impactLists: lists };
   });
   const control = await ControlStore.open(config);
   try {

@@ -1,5 +1,8 @@
+import type { InValue } from '@libsql/client';
 import { type SQL, sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.ts';
+import { ANY_KEY, type PlannedWrite } from './planned-write.ts';
 
 /**
  * The shape of the impact index (drizzle/0004_impact.sql): which terms get a list and how
@@ -142,18 +145,20 @@ export async function rebuildImpactIndex(db: Db, shape: ImpactShape = IMPACT_IND
   return { terms: frequent.length, postings, avgdl };
 }
 
-/** Every posting of one term with its weight, into temp.impact_build. */
-async function weighTerm(db: Db, term: string): Promise<void> {
-  await db.run(
-    sql`CREATE TEMP TABLE IF NOT EXISTS impact_build (n INTEGER PRIMARY KEY, tf INTEGER, dl INTEGER, impact INTEGER)`,
-  );
-  await db.run(sql`DELETE FROM temp.impact_build`);
-  await db.run(sql`INSERT INTO temp.impact_build (n, tf, dl, impact)
+/** Every posting of one term with its weight, into temp.impact_build (emptied first). */
+const weighTermSql = (term: string): SQL[] => [
+  sql`CREATE TEMP TABLE IF NOT EXISTS impact_build (n INTEGER PRIMARY KEY, tf INTEGER, dl INTEGER, impact INTEGER)`,
+  sql`DELETE FROM temp.impact_build`,
+  sql`INSERT INTO temp.impact_build (n, tf, dl, impact)
     SELECT n, tf, dl, ${sql.raw(IMPACT_SQL)} FROM (
       SELECT i.n AS n, i.tf AS tf, ${sql.raw(docLengthSql('d.sz'))} AS dl
       FROM (SELECT doc AS n, count(*) AS tf FROM impact_fts_instances WHERE term = ${term} GROUP BY doc) i
       JOIN entries_fts_docsize d ON d.id = i.n
-    ) CROSS JOIN impact_meta m`);
+    ) CROSS JOIN impact_meta m`,
+];
+
+async function weighTerm(db: Db, term: string): Promise<void> {
+  for (const statement of weighTermSql(term)) await db.run(statement);
 }
 
 /** The weight level at which a term's head ends: the head holds at least headPostings postings. */
@@ -182,40 +187,69 @@ async function buildTermHead(
   return Number(row?.c ?? 0);
 }
 
+const dialect = new SQLiteSyncDialect();
+/** Drizzle SQL as the plain statement a planned write reads or queues. */
+const plain = (statement: SQL): { sql: string; args: InValue[] } => {
+  const { sql: text, params } = dialect.sqlToQuery(statement);
+  return { sql: text, args: params as InValue[] };
+};
+
 /**
- * Gives one more term a list, inside the caller's write transaction, beside the lists
- * already there: what rebuildImpactIndex writes for that term, against the reference
- * length already fixed (or today's, for a workspace's first list), and the term's counts
- * added to its entries' rows. From then on the triggers keep it in step. Returns the
- * postings of its head, or null when it has a list already or is no longer in enough
- * documents (a reindex or a delete came first).
+ * Gives one more term a list beside the lists already there, as one planned write: what
+ * rebuildImpactIndex writes for that term, against the reference length already fixed (or
+ * today's, for a workspace's first list), and the term's counts added to its entries'
+ * rows. From then on the triggers keep it in step. It reads the full-text totals and the
+ * term's row, then queues statements that need no answer (the head's threshold is computed
+ * in SQL), so that on an embedded file all of its SQL runs on the write thread, away from
+ * the requests, and a hosted database takes it in two requests. It runs alone in its group
+ * (it writes what any capture reads, and a capture's triggers read what it writes).
+ * Resolves with the term's document count, or null when it has a list already or is no
+ * longer in enough documents (a reindex or a delete came first).
  *
- * @example await writer.run(({ db }) => listTerm(db, 'deploy')); // 2048
+ * @example await writer.run(listTermWrite('deploy')); // 12840
  */
-export async function listTerm(db: Db, term: string, shape: ImpactShape = IMPACT_INDEX): Promise<number | null> {
-  const { rows, tokens } = await readFtsTotals(db);
-  const minDocs = Math.max(shape.frequentMinDocs, Math.ceil(rows * shape.frequentShare));
-  const [known] = await db.all<{ listed: number; docs: number | null; id: number }>(sql`SELECT
-    EXISTS (SELECT 1 FROM impact_terms WHERE term = ${term}) AS listed,
-    (SELECT doc FROM impact_fts_terms WHERE term = ${term}) AS docs,
-    (SELECT coalesce(max(id), 0) + 1 FROM impact_terms) AS id`);
-  if (!known || Number(known.listed) || Number(known.docs ?? 0) < minDocs) return null;
-  await db.run(sql`INSERT INTO impact_meta (id, avgdl) VALUES (1, ${tokens / rows}) ON CONFLICT (id) DO NOTHING`);
-  try {
-    await db.run(sql`CREATE TEMP TABLE IF NOT EXISTS impact_forward (n INTEGER, id INTEGER, tf INTEGER, dl INTEGER)`);
-    const postings = await buildTermHead(
-      db,
-      { id: Number(known.id), term, docs: Number(known.docs) },
-      shape.headPostings,
-    );
-    await db.run(sql`INSERT INTO impact_docs (n, dl, terms)
-      SELECT n, dl, id || ':' || tf FROM temp.impact_forward WHERE true
-      ON CONFLICT (n) DO UPDATE SET terms = terms || ' ' || excluded.terms`);
-    return postings;
-  } finally {
-    await db.run(sql`DROP TABLE IF EXISTS temp.impact_build`);
-    await db.run(sql`DROP TABLE IF EXISTS temp.impact_forward`);
-  }
+export function listTermWrite(term: string, shape: ImpactShape = IMPACT_INDEX): PlannedWrite<number | null> {
+  return {
+    keys: [ANY_KEY],
+    reads: [
+      plain(sql`SELECT block FROM ${FTS_TOTALS}`),
+      plain(sql`SELECT
+        EXISTS (SELECT 1 FROM impact_terms WHERE term = ${term}) AS listed,
+        (SELECT doc FROM impact_fts_terms WHERE term = ${term}) AS docs,
+        (SELECT coalesce(max(id), 0) + 1 FROM impact_terms) AS id`),
+    ],
+    decide(plan, [totals, known]) {
+      const { rows, tokens } = decodeFtsTotals(totals?.rows[0]?.block);
+      const minDocs = Math.max(shape.frequentMinDocs, Math.ceil(rows * shape.frequentShare));
+      const row = known?.rows[0];
+      const docs = Number(row?.docs ?? 0);
+      if (!row || Number(row.listed) || docs < minDocs) return null;
+      for (const statement of listTermSql(term, Number(row.id), docs, tokens / rows, shape.headPostings)) {
+        const { sql: text, args } = plain(statement);
+        plan.run(text, args);
+      }
+      return docs;
+    },
+  };
+}
+
+/** listTermWrite's statements: the term weighed, its row, its head, its counts in the entries' rows. */
+function listTermSql(term: string, id: number, docs: number, avgdl: number, headPostings: number): SQL[] {
+  // The head's lowest weight level: the weight of its headPostings-th heaviest posting.
+  const threshold = sql`coalesce((SELECT impact FROM temp.impact_build ORDER BY impact DESC LIMIT 1 OFFSET ${headPostings - 1}), 0)`;
+  return [
+    sql`INSERT INTO impact_meta (id, avgdl) VALUES (1, ${avgdl}) ON CONFLICT (id) DO NOTHING`,
+    ...weighTermSql(term),
+    sql`INSERT INTO impact_terms (id, term, threshold, docs) VALUES (${id}, ${term}, ${threshold}, ${docs})`,
+    sql`INSERT INTO impact_postings (term, impact, n, tf, dl)
+      SELECT ${term}, impact, n, tf, dl FROM temp.impact_build
+      WHERE impact >= (SELECT threshold FROM impact_terms WHERE term = ${term})`,
+    // Bound numbers arrive as reals: cast, so that the key reads "7:2", not "7.0:2".
+    sql`INSERT INTO impact_docs (n, dl, terms)
+      SELECT n, dl, CAST(${id} AS INTEGER) || ':' || tf FROM temp.impact_build WHERE true
+      ON CONFLICT (n) DO UPDATE SET terms = terms || ' ' || excluded.terms`,
+    sql`DROP TABLE IF EXISTS temp.impact_build`,
+  ];
 }
 
 export interface ImpactCheck {

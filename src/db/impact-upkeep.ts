@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { IMPACT_INDEX, type ImpactShape, listTerm, readFtsTotals } from './impact-index.ts';
+import { IMPACT_INDEX, type ImpactShape, listTermWrite, readFtsTotals } from './impact-index.ts';
+import type { PlannedWrite } from './planned-write.ts';
 
 /**
  * Where a workspace's upkeep of its impact index stands between two slices. The index is
@@ -20,8 +21,8 @@ export interface ImpactUpkeep {
   scannedRows: number;
   /**
    * Terms in more documents than this are left for `maintain` or `reindex`: a list is built
-   * in one write, whose statements hold the event loop about 7 µs per document of the term
-   * (0.7 s for a term in 96k documents on a loaded 2-core machine).
+   * in one write, which holds the workspace's writer (and, on an embedded file, the write
+   * thread) about 7 µs per document of the term.
    */
   maxDocs: number;
   /** Frequent terms without a list left out for maxDocs at the last scan. */
@@ -49,14 +50,17 @@ const RESCAN_GROWTH = 0.02;
 /** What one step did: read a slice of the vocabulary, wrote one term's list, or had nothing to do. */
 export type UpkeepStep =
   | { did: 'scan'; terms: number; done: boolean; tooLarge: number }
-  | { did: 'list'; term: string; postings: number }
+  | { did: 'list'; term: string; docs: number | null }
   | { did: 'idle' };
+
+/** Runs a planned write through the workspace's writer (`(w) => writer.run(w)`). */
+export type RunPlanned = <T>(write: PlannedWrite<T>) => Promise<T>;
 
 /**
  * One bounded step of the impact index's upkeep: one slice of the vocabulary scan (a read),
- * or one pending term's list (a write, through `write`, which must run it in the
- * workspace's writer transaction: each list is built whole in one transaction, so captures
- * before it are in it and the triggers keep it in step with every capture after it).
+ * or one pending term's list (listTermWrite, through `write`, the workspace's writer: each
+ * list is built whole in one transaction, so captures before it are in it and the triggers
+ * keep it in step with every capture after it; `docs` is null when it was not needed).
  * Call it again until it answers idle. A partly upkept index is a sound one: recall reads
  * a frequent word without a list from FTS5, exactly as before.
  *
@@ -65,14 +69,11 @@ export type UpkeepStep =
 export async function upkeepImpactIndex(
   db: Db,
   state: ImpactUpkeep,
-  write: <T>(fn: (db: Db) => Promise<T>) => Promise<T>,
+  write: RunPlanned,
   shape: ImpactShape = IMPACT_INDEX,
 ): Promise<UpkeepStep> {
   const term = state.pending.shift();
-  if (term !== undefined) {
-    const postings = await write((tx) => listTerm(tx, term, shape));
-    return { did: 'list', term, postings: postings ?? 0 };
-  }
+  if (term !== undefined) return { did: 'list', term, docs: await write(listTermWrite(term, shape)) };
   if (state.scanRows === 0) {
     const { rows } = await readFtsTotals(db);
     if (rows < minDocsAt(rows, shape) || rows < state.scannedRows * (1 + RESCAN_GROWTH)) return { did: 'idle' };
@@ -117,17 +118,17 @@ async function scanSlice(db: Db, state: ImpactUpkeep, shape: ImpactShape): Promi
  * The whole upkeep at once, for a process that has the workspace to itself (`maintain`):
  * the terms that got a list.
  *
- * @example await upkeepImpactIndexFully(ws.db, (fn) => ws.writer.run(({ db }) => fn(db))); // ['deploy']
+ * @example await upkeepImpactIndexFully(ws.db, (w) => ws.writer.run(w)); // ['deploy']
  */
 export async function upkeepImpactIndexFully(
   db: Db,
-  write: <T>(fn: (db: Db) => Promise<T>) => Promise<T>,
+  write: RunPlanned,
   shape: ImpactShape = IMPACT_INDEX,
 ): Promise<string[]> {
   const state = newImpactUpkeep();
   const listed: string[] = [];
   for (let step = await upkeepImpactIndex(db, state, write, shape); step.did !== 'idle'; ) {
-    if (step.did === 'list' && step.postings > 0) listed.push(step.term);
+    if (step.did === 'list' && step.docs !== null) listed.push(step.term);
     step = await upkeepImpactIndex(db, state, write, shape);
   }
   return listed;

@@ -1,12 +1,21 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/client.ts';
-import { checkImpactIndex } from '../../src/db/impact-index.ts';
+import { type Db, locateWorkspace } from '../../src/db/client.ts';
+import { checkImpactIndex, rebuildImpactIndex } from '../../src/db/impact-index.ts';
+import { upkeepImpactIndexFully } from '../../src/db/impact-upkeep.ts';
+import type { LocalClient } from '../../src/db/local-client.ts';
+import { type OpenedDatabase, openDatabase } from '../../src/db/open.ts';
+import { captureWrite } from '../../src/memory/capture.ts';
 import { searchKeywordByImpact } from '../../src/retrieval/impact.ts';
 import { searchKeyword } from '../../src/retrieval/keyword.ts';
 import { buildPrefilter, type PrefilterInput } from '../../src/retrieval/prefilter.ts';
 import { buildMatchExpression } from '../../src/retrieval/query.ts';
 import { runCli } from '../helpers/cli.ts';
+import { startHranaServer } from '../helpers/hrana-server.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -163,6 +172,89 @@ describe('the impact index upkeep', () => {
       expect((await lists()).map((r) => r.term).sort()).toEqual([...report.impactLists].sort());
     } finally {
       await quiet.stop();
+    }
+  }, 120_000);
+});
+
+describe('a list built by the upkeep', () => {
+  const shape = { frequentMinDocs: 40, frequentShare: 0.01, headPostings: 25 };
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'impact-upkeep-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  /** The whole impact index as another process reads it from the file. */
+  const snapshot = (file: string) => {
+    const d = new Database(file);
+    try {
+      return {
+        meta: d.prepare('SELECT * FROM impact_meta').all(),
+        terms: d.prepare('SELECT id, term, threshold, docs FROM impact_terms ORDER BY id').all(),
+        postings: d.prepare('SELECT * FROM impact_postings ORDER BY term, impact, n').all(),
+        docs: d.prepare('SELECT * FROM impact_docs ORDER BY n').all(),
+      };
+    } finally {
+      d.close();
+    }
+  };
+
+  /** Captures a corpus, lets the upkeep list its frequent words, and compares them with a rebuild's. */
+  async function upkeepThenRebuild(
+    opened: OpenedDatabase,
+    file: string,
+    around: { before(): void; after(listed: string[]): void },
+  ): Promise<void> {
+    const texts = Array.from({ length: 300 }, () => makeText(next, captured++));
+    await Promise.all(texts.map((content) => opened.writer.run(captureWrite({ content }))));
+    around.before();
+    const listed = await upkeepImpactIndexFully(opened.db, (w) => opened.writer.run(w), shape);
+    around.after(listed);
+    expect(listed).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma', 'note']));
+    const upkept = snapshot(file);
+    expect(upkept.terms.map((t) => (t as { term: string }).term)).toEqual(listed);
+    await opened.writer.run(({ db }) => rebuildImpactIndex(db, shape));
+    expect(upkept).toEqual(snapshot(file));
+  }
+
+  it('runs on the write thread, not on the thread serving requests, and writes what a rebuild writes', async () => {
+    const location = locateWorkspace('lists', { dataDir: dir, dbUrl: null, dbAuthToken: null });
+    const opened = await openDatabase(location, { workspace: 'lists', onCommit: () => {} });
+    try {
+      const syncs = () => (opened.client as LocalClient).syncs;
+      let before = 0;
+      await upkeepThenRebuild(opened, join(dir, 'lists.db'), {
+        before: () => {
+          before = syncs();
+        },
+        // Every list was written and synced by the write thread's connection: the request
+        // thread's connections committed nothing.
+        after: () => expect(syncs()).toBe(before),
+      });
+    } finally {
+      await opened.writer.close();
+      opened.client.close();
+    }
+  }, 120_000);
+
+  it('costs a hosted database two requests a list, and writes what a rebuild writes', async () => {
+    const hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: null });
+    const location = locateWorkspace('hosted', { dataDir: dir, dbUrl: hrana.urlTemplate, dbAuthToken: null });
+    const opened = await openDatabase(location, { workspace: 'hosted', onCommit: () => {} });
+    try {
+      await upkeepThenRebuild(opened, hrana.dbPath('hosted'), {
+        before: () => hrana.resetCounts(),
+        after: (listed) => {
+          // The scan's reads aside, a list is its reads (BEGIN IMMEDIATE with them) and its statements with COMMIT.
+          const writing = hrana.log.filter((r) => r.statements.some((s) => !/^SELECT\b/i.test(s)));
+          expect(writing.length).toBe(2 * listed.length);
+        },
+      });
+    } finally {
+      await opened.writer.close();
+      opened.client.close();
+      await hrana.stop();
     }
   }, 120_000);
 });
