@@ -24,7 +24,7 @@ const nextTurn = () => new Promise((r) => setImmediate(r));
  * takes ~15 ms in JavaScript, where libSQL's vector_distance_cos took ~80 ms and its
  * approximate index returned a third of the exact top 20. The matrix follows the table by
  * `seq` (which only grows) and by the drop log (`entry_vector_drops`, written by trigger
- * whoever deletes): a refresh is one statement of two indexed maxima while nothing
+ * whoever deletes): a refresh is one statement of two high-water marks while nothing
  * changed, then reads only the rows and drops newer than the last it saw, so every
  * capture sees the vectors written before it, by this process or any other, without
  * counting the table.
@@ -76,9 +76,11 @@ export class VectorMatrix {
   }
 
   async #refresh(db: Db): Promise<void> {
-    const [head] = await db.all<{ seq: number | null; dropped: number | null }>(
-      sql`SELECT (SELECT max(seq) FROM entry_vectors) AS seq, (SELECT max(seq) FROM entry_vector_drops) AS dropped`,
-    );
+    // The AUTOINCREMENT high-water marks: unlike max(seq) they never go down, not even
+    // when the newest row is deleted.
+    const [head] = await db.all<{ seq: number | null; dropped: number | null }>(sql`
+      SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'entry_vectors') AS seq,
+        (SELECT seq FROM sqlite_sequence WHERE name = 'entry_vector_drops') AS dropped`);
     const seq = Number(head?.seq ?? 0);
     const dropped = Number(head?.dropped ?? 0);
     if (seq === this.#lastSeq && dropped === this.#lastDrop) return;
