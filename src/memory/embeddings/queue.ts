@@ -154,7 +154,7 @@ export class EmbedQueue {
     if (!link || embedder.inline) return;
     const matrix = await this.#ws.vectors();
     for (const { id, vector } of stored) {
-      const near = await matrix.search(vector, SEMANTIC_CAPTURE.linksMax + 1);
+      const near = await matrix.search(vector, SEMANTIC_CAPTURE.linksMax + 1, null, SEMANTIC_CAPTURE.link);
       await autoLink(
         writer,
         id,

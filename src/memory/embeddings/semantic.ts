@@ -101,7 +101,7 @@ export class SemanticWorkspace {
     ]);
     const vector = vectors[0]!;
     const want = SEMANTIC_CAPTURE.linksMax + SEMANTIC_CAPTURE.similarMax + 2;
-    const neighbours = (await matrix.search(vector, want)).filter((m) => m.cosine >= SEMANTIC_CAPTURE.link);
+    const neighbours = await matrix.search(vector, want, null, SEMANTIC_CAPTURE.link);
     return { model: this.embedder.model, dim: this.embedder.dim, vector, docs, neighbours };
   }
 }

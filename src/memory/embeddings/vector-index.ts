@@ -1,5 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
+import {
+  BOUND_DIMS,
+  BOUND_SLACK,
+  type PrincipalBound,
+  principalBasis,
+  projectQuery,
+  projectRow,
+} from './principal-bound.ts';
 import type { VectorModel } from './vector-store.ts';
 
 /** One scored vector. */
@@ -16,6 +24,9 @@ const LOAD_PAGE = 2_048;
 
 /** Removed rows are left as holes until they are this share of the matrix (then it is compacted). */
 const HOLES_MAX = 0.25;
+
+/** Below this many vectors a plain scan is cheap: no bound is kept. */
+const BOUND_MIN_ROWS = 4_096;
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -39,6 +50,8 @@ export class VectorMatrix {
   #data = new Float32Array(0);
   #lastSeq = 0;
   #lastDrop = 0;
+  /** Lets a scan skip rows that cannot reach the cosine it needs (see principal-bound.ts); null while small. */
+  #bound: PrincipalBound | null = null;
   #refreshing: Promise<void> | null = null;
 
   constructor(model: VectorModel) {
@@ -88,7 +101,7 @@ export class VectorMatrix {
     if (seq < this.#lastSeq || dropped < this.#lastDrop) this.#clear();
     if (this.#lastSeq > 0) {
       await this.#load(db, this.#lastSeq);
-      if (await this.#applyDrops(db)) return;
+      if (await this.#applyDrops(db)) return this.#keepBound();
       // Drops this matrix never read were pruned from the log: start over.
       this.#clear();
     }
@@ -97,6 +110,23 @@ export class VectorMatrix {
     this.#lastDrop = dropped;
     await this.#load(db, 0);
     this.#lastSeq = Math.max(this.#lastSeq, seq);
+    await this.#keepBound();
+  }
+
+  /** Chooses the bound's basis once the matrix is large, and again each time it has doubled since. */
+  async #keepBound(): Promise<void> {
+    const d = this.model.dim;
+    const rows = this.#slot.size;
+    if (d < 2 * BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < 2 * (this.#bound?.rows ?? 0)) return;
+    const basis = principalBasis(this.#data, d, [...this.#slot.values()]);
+    const capacity = this.#data.length / d;
+    const bound = { basis, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(capacity), rows };
+    // Scans meanwhile keep the old bound (or none): this one is used once every row is in it.
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (slot > 0 && slot % SCAN_CHUNK === 0) await nextTurn();
+      projectRow(basis, this.#data, slot * d, d, bound, slot);
+    }
+    this.#bound = bound;
   }
 
   #clear(): void {
@@ -106,6 +136,7 @@ export class VectorMatrix {
     this.#data = new Float32Array(0);
     this.#lastSeq = 0;
     this.#lastDrop = 0;
+    this.#bound = null;
   }
 
   /** Room for every row before a full load, so the matrix is not copied as it grows. */
@@ -121,6 +152,14 @@ export class VectorMatrix {
     const grown = new Float32Array(need);
     grown.set(this.#data);
     this.#data = grown;
+    const bound = this.#bound;
+    if (bound) {
+      const proj = new Float32Array(rows * BOUND_DIMS);
+      const rest = new Float32Array(rows);
+      proj.set(bound.proj);
+      rest.set(bound.rest);
+      this.#bound = { ...bound, proj, rest };
+    }
   }
 
   /** Rows newer than `afterSeq`, a page per statement, yielding between pages. */
@@ -165,12 +204,20 @@ export class VectorMatrix {
     const d = this.model.dim;
     const ids: string[] = [];
     const seqs: number[] = [];
-    const data = new Float32Array(Math.max(1024, this.#slot.size + (this.#slot.size >> 4)) * d);
+    const capacity = Math.max(1024, this.#slot.size + (this.#slot.size >> 4));
+    const data = new Float32Array(capacity * d);
+    const old = this.#bound;
+    const bound = old && { ...old, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(capacity) };
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
-      data.set(this.#data.subarray(slot * d, slot * d + d), ids.length * d);
-      slots.set(id, ids.length);
+      const to = ids.length;
+      data.set(this.#data.subarray(slot * d, slot * d + d), to * d);
+      if (old && bound) {
+        bound.proj.set(old.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
+        bound.rest[to] = old.rest[slot]!;
+      }
+      slots.set(id, to);
       ids.push(id);
       seqs.push(this.#seqs[slot]!);
     }
@@ -178,6 +225,7 @@ export class VectorMatrix {
     this.#seqs = seqs;
     this.#slot = slots;
     this.#data = data;
+    this.#bound = bound;
   }
 
   /** Stores a row's bytes in the entry's slot (a new one at the end), copied straight into the matrix. */
@@ -195,38 +243,86 @@ export class VectorMatrix {
     }
     this.#seqs[slot] = seq;
     new Uint8Array(this.#data.buffer, slot * d * 4, d * 4).set(u8);
+    if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound, slot);
   }
 
   /**
-   * The `k` vectors most similar to `query`, best first, among `allowed` when given. The
-   * scan yields to the event loop every SCAN_CHUNK rows, so a large workspace never holds
-   * up other requests for long.
+   * The `k` vectors most similar to `query` with a cosine of at least `floor`, best first,
+   * among `allowed` when given: exactly what a full scan keeps, but rows whose bound cannot
+   * reach the floor, or the k-th best so far, are skipped. The scan yields to the event
+   * loop every SCAN_CHUNK rows, so a large workspace never holds up other requests for long.
    *
    * @example await matrix.search(q, 50) // [{ id: '0193…', cosine: 0.82 }, ...]
    */
-  async search(query: Float32Array, k: number, allowed: ReadonlySet<string> | null = null): Promise<VectorMatch[]> {
-    const d = this.model.dim;
+  async search(
+    query: Float32Array,
+    k: number,
+    allowed: ReadonlySet<string> | null = null,
+    floor = Number.NEGATIVE_INFINITY,
+  ): Promise<VectorMatch[]> {
+    if (k <= 0) return [];
     const top = new TopK(k);
     // A refresh during a yield appends rows or swaps in new arrays; the ones read here stay
     // valid for the slots they held, so the scan sees one consistent state.
     const ids = this.ids;
     const count = ids.length;
     let data = this.#data;
+    let bound = this.#bound;
+    const scan = { query, allowed, floor, q: bound ? projectQuery(bound.basis, query) : null };
     for (let start = 0; start < count; start += SCAN_CHUNK) {
-      if (start > 0) await nextTurn();
-      if (this.ids === ids) data = this.#data;
-      const end = Math.min(count, start + SCAN_CHUNK);
-      for (let slot = start; slot < end; slot++) {
-        const id = ids[slot]!;
-        if (id === '' || (allowed && !allowed.has(id))) continue;
-        top.offer(slot, dotAt(data, slot * d, query, d));
+      if (start > 0) {
+        await nextTurn();
+        if (this.ids === ids) {
+          data = this.#data;
+          if (this.#bound?.basis !== bound?.basis) scan.q = this.#bound ? projectQuery(this.#bound.basis, query) : null;
+          bound = this.#bound;
+        }
       }
+      this.#scanChunk(ids, data, bound, scan, start, Math.min(count, start + SCAN_CHUNK), top);
     }
     // A row removed during the scan leaves a hole: it is gone, so it is not returned.
     return top
       .sorted()
       .filter(({ slot }) => ids[slot] !== '')
       .map(({ slot, score }) => ({ id: ids[slot]!, cosine: score }));
+  }
+
+  #scanChunk(
+    ids: readonly string[],
+    data: Float32Array,
+    bound: PrincipalBound | null,
+    scan: {
+      query: Float32Array;
+      allowed: ReadonlySet<string> | null;
+      floor: number;
+      q: { qp: Float64Array; qRest: number } | null;
+    },
+    start: number,
+    end: number,
+    top: TopK,
+  ): void {
+    const d = this.model.dim;
+    const { query, allowed, floor, q } = scan;
+    const proj = bound && q ? bound.proj : null;
+    const rest = bound?.rest ?? new Float32Array(0);
+    const qp = q?.qp ?? new Float64Array(0);
+    const qRest = q?.qRest ?? 0;
+    let need = Math.max(floor, top.least) - BOUND_SLACK;
+    for (let slot = start; slot < end; slot++) {
+      const id = ids[slot]!;
+      if (id === '' || (allowed && !allowed.has(id))) continue;
+      if (proj) {
+        let ub = qRest * rest[slot]!;
+        for (let e = 0, b = slot * BOUND_DIMS; e < BOUND_DIMS; e += 4, b += 4) {
+          ub += qp[e]! * proj[b]! + qp[e + 1]! * proj[b + 1]! + qp[e + 2]! * proj[b + 2]! + qp[e + 3]! * proj[b + 3]!;
+        }
+        if (ub < need) continue;
+      }
+      const score = dotAt(data, slot * d, query, d);
+      if (score < floor) continue;
+      top.offer(slot, score);
+      need = Math.max(floor, top.least) - BOUND_SLACK;
+    }
   }
 }
 
@@ -262,6 +358,11 @@ class TopK {
     while (i > 0 && items[i - 1]!.score < score) i--;
     items.splice(i, 0, { slot, score });
     if (items.length > this.#k) items.pop();
+  }
+  /** The score a row must beat to get in: the k-th best once there are k, else none. */
+  get least(): number {
+    const items = this.#items;
+    return items.length === this.#k ? items[items.length - 1]!.score : Number.NEGATIVE_INFINITY;
   }
   sorted(): { slot: number; score: number }[] {
     return this.#items;
