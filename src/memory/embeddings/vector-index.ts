@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import {
   BOUND_DIMS,
+  BOUND_HALF,
   BOUND_SLACK,
   type PrincipalBound,
   principalBasis,
@@ -120,7 +121,7 @@ export class VectorMatrix {
     if (d < 2 * BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < 2 * (this.#bound?.rows ?? 0)) return;
     const basis = principalBasis(this.#data, d, [...this.#slot.values()]);
     const capacity = this.#data.length / d;
-    const bound = { basis, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(capacity), rows };
+    const bound = { basis, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(2 * capacity), rows };
     // Scans meanwhile keep the old bound (or none): this one is used once every row is in it.
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (slot > 0 && slot % SCAN_CHUNK === 0) await nextTurn();
@@ -155,7 +156,7 @@ export class VectorMatrix {
     const bound = this.#bound;
     if (bound) {
       const proj = new Float32Array(rows * BOUND_DIMS);
-      const rest = new Float32Array(rows);
+      const rest = new Float32Array(2 * rows);
       proj.set(bound.proj);
       rest.set(bound.rest);
       this.#bound = { ...bound, proj, rest };
@@ -207,7 +208,11 @@ export class VectorMatrix {
     const capacity = Math.max(1024, this.#slot.size + (this.#slot.size >> 4));
     const data = new Float32Array(capacity * d);
     const old = this.#bound;
-    const bound = old && { ...old, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(capacity) };
+    const bound = old && {
+      ...old,
+      proj: new Float32Array(capacity * BOUND_DIMS),
+      rest: new Float32Array(2 * capacity),
+    };
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
@@ -215,7 +220,7 @@ export class VectorMatrix {
       data.set(this.#data.subarray(slot * d, slot * d + d), to * d);
       if (old && bound) {
         bound.proj.set(old.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
-        bound.rest[to] = old.rest[slot]!;
+        bound.rest.set(old.rest.subarray(2 * slot, 2 * slot + 2), 2 * to);
       }
       slots.set(id, to);
       ids.push(id);
@@ -295,7 +300,7 @@ export class VectorMatrix {
       query: Float32Array;
       allowed: ReadonlySet<string> | null;
       floor: number;
-      q: { qp: Float64Array; qRest: number } | null;
+      q: { qp: Float64Array; qRest: [number, number] } | null;
     },
     start: number,
     end: number,
@@ -306,17 +311,30 @@ export class VectorMatrix {
     const proj = bound && q ? bound.proj : null;
     const rest = bound?.rest ?? new Float32Array(0);
     const qp = q?.qp ?? new Float64Array(0);
-    const qRest = q?.qRest ?? 0;
+    const [qHalf, qRest] = q?.qRest ?? [0, 0];
     let need = Math.max(floor, top.least) - BOUND_SLACK;
     for (let slot = start; slot < end; slot++) {
       const id = ids[slot]!;
       if (id === '' || (allowed && !allowed.has(id))) continue;
       if (proj) {
-        let ub = qRest * rest[slot]!;
-        for (let e = 0, b = slot * BOUND_DIMS; e < BOUND_DIMS; e += 4, b += 4) {
-          ub += qp[e]! * proj[b]! + qp[e + 1]! * proj[b + 1]! + qp[e + 2]! * proj[b + 2]! + qp[e + 3]! * proj[b + 3]!;
+        const b = slot * BOUND_DIMS;
+        let partial = 0;
+        for (let e = 0; e < BOUND_HALF; e += 4) {
+          partial +=
+            qp[e]! * proj[b + e]! +
+            qp[e + 1]! * proj[b + e + 1]! +
+            qp[e + 2]! * proj[b + e + 2]! +
+            qp[e + 3]! * proj[b + e + 3]!;
         }
-        if (ub < need) continue;
+        if (partial + qHalf * rest[2 * slot]! < need) continue;
+        for (let e = BOUND_HALF; e < BOUND_DIMS; e += 4) {
+          partial +=
+            qp[e]! * proj[b + e]! +
+            qp[e + 1]! * proj[b + e + 1]! +
+            qp[e + 2]! * proj[b + e + 2]! +
+            qp[e + 3]! * proj[b + e + 3]!;
+        }
+        if (partial + qRest * rest[2 * slot + 1]! < need) continue;
       }
       const score = dotAt(data, slot * d, query, d);
       if (score < floor) continue;
