@@ -146,6 +146,18 @@ export const entryVectors = sqliteTable(
   (t) => [uniqueIndex('entry_vectors_entry_unique').on(t.entryId), index('entry_vectors_model_idx').on(t.model, t.seq)],
 );
 
+/**
+ * The vectors removed from entry_vectors (a trigger writes them, whoever deletes: forget,
+ * changed content, reindex, another process), so a cached matrix drops just those rows
+ * instead of reloading every vector. Only the newest are kept (see the migration).
+ */
+export const entryVectorDrops = sqliteTable('entry_vector_drops', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  /** The removed row's seq: a matrix drops the entry only while it holds that very row. */
+  vectorSeq: integer('vector_seq').notNull(),
+  entryId: text('entry_id').notNull(),
+});
+
 /** Maintenance runs and other privileged operations on this workspace. */
 export const auditLog = sqliteTable('audit_log', {
   id: integer('id').primaryKey(),
@@ -155,7 +167,7 @@ export const auditLog = sqliteTable('audit_log', {
   details: text('details').notNull().default(sql`'{}'`),
 });
 
-export const schema = { entries, tags, edges, revisions, events, entryVectors, auditLog };
+export const schema = { entries, tags, edges, revisions, events, entryVectors, entryVectorDrops, auditLog };
 
 export type EntryRow = typeof entries.$inferSelect;
 export type EdgeRow = typeof edges.$inferSelect;

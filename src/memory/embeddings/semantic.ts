@@ -94,11 +94,14 @@ export class SemanticWorkspace {
    */
   async planCapture(content: string): Promise<CapturePlan | null> {
     if (!this.embedder.inline) return null;
-    const { vectors, docs } = await this.embedder.embed(this.access.db, [content], 'document');
+    // Two independent reads: on a hosted database they cost one round trip, not two.
+    const [{ vectors, docs }, matrix] = await Promise.all([
+      this.embedder.embed(this.access.db, [content], 'document'),
+      this.vectors(),
+    ]);
     const vector = vectors[0]!;
-    const matrix = await this.vectors();
     const want = SEMANTIC_CAPTURE.linksMax + SEMANTIC_CAPTURE.similarMax + 2;
-    const neighbours = (await matrix.search(vector, want)).filter((m) => m.cosine >= SEMANTIC_CAPTURE.link);
+    const neighbours = await matrix.search(vector, want, null, SEMANTIC_CAPTURE.link);
     return { model: this.embedder.model, dim: this.embedder.dim, vector, docs, neighbours };
   }
 }

@@ -51,6 +51,12 @@ export async function entriesLackingVectors(
     ORDER BY e.n LIMIT ${limit}`);
 }
 
+/** The highest rowid of the entries (0 when there are none): one step down the table's b-tree. */
+export async function lastEntryN(db: Db): Promise<number> {
+  const [row] = await db.all<{ n: number | null }>(sql`SELECT max(n) AS n FROM entries`);
+  return Number(row?.n ?? 0);
+}
+
 /**
  * Entries whose vector was weighed when the workspace had fewer than `docsBelow`
  * documents: IDF from a small workspace is a poor guess, so these are made again as the
