@@ -10,6 +10,13 @@ import type { Socket } from 'node:net';
  */
 const IDLE_SOCKET_MS = 4_000;
 
+/**
+ * A request whose connection stays silent this long fails (fetch gave up after 300 s without
+ * headers): the service ends a transaction after 5 s, so a request silent for 30 s is on a
+ * dead connection, and the write waiting on it would hold up its workspace's writer.
+ */
+const SILENCE_MS = 30_000;
+
 /** Sockets per database host; requests beyond it wait for one (the writer has at most two in flight per workspace). */
 const SOCKETS_PER_HOST = 64;
 
@@ -67,32 +74,41 @@ class HostedResponse {
  * CPU of the request itself; a hosted workspace sends one or two per write and three or four
  * per recall, on the thread that also serves every other request. A failure rejects the way
  * fetch's does (`TypeError: fetch failed` with the socket error as its cause), so callers
- * tell a dropped or refused connection the same way.
+ * tell a dropped, refused or silent connection the same way.
  */
-export async function hostedFetch(input: Request | string | URL, init?: RequestInit): Promise<HostedResponse> {
-  const req = typeof input === 'string' || input instanceof URL ? new Request(input, init) : input;
-  const body = req.method === 'GET' || req.method === 'HEAD' ? null : Buffer.from(await req.arrayBuffer());
-  const url = new URL(req.url);
-  const headers: Record<string, string> = {};
-  req.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  if (body) headers['content-length'] = String(body.byteLength);
-  const https = url.protocol === 'https:';
-  if (!https && url.protocol !== 'http:') throw new TypeError(`fetch failed: unsupported protocol ${url.protocol}`);
-  return new Promise((resolve, reject) => {
-    const failed = (cause: unknown) => reject(Object.assign(new TypeError('fetch failed'), { cause }));
-    const send = https ? httpsRequest : httpRequest;
-    const outgoing = send(url, { method: req.method, headers, agent: agents[url.protocol as 'http:'] }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve(new HostedResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
-      res.on('error', failed);
-      res.on('close', () => {
-        if (!res.complete) failed(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
-      });
+export const hostedFetch = hostedFetchWith({ silenceMs: SILENCE_MS });
+
+/** hostedFetch with its own bound on a silent connection (`ETIMEDOUT` once it passes). */
+export function hostedFetchWith(opts: { silenceMs: number }) {
+  return async (input: Request | string | URL, init?: RequestInit): Promise<HostedResponse> => {
+    const req = typeof input === 'string' || input instanceof URL ? new Request(input, init) : input;
+    const body = req.method === 'GET' || req.method === 'HEAD' ? null : Buffer.from(await req.arrayBuffer());
+    const url = new URL(req.url);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((value, name) => {
+      headers[name] = value;
     });
-    outgoing.on('error', failed);
-    outgoing.end(body ?? undefined);
-  });
+    if (body) headers['content-length'] = String(body.byteLength);
+    const https = url.protocol === 'https:';
+    if (!https && url.protocol !== 'http:') throw new TypeError(`fetch failed: unsupported protocol ${url.protocol}`);
+    return new Promise((resolve, reject) => {
+      const failed = (cause: unknown) => reject(Object.assign(new TypeError('fetch failed'), { cause }));
+      const send = https ? httpsRequest : httpRequest;
+      const outgoing = send(url, { method: req.method, headers, agent: agents[url.protocol as 'http:'] }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(new HostedResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
+        res.on('error', failed);
+        res.on('close', () => {
+          if (!res.complete) failed(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' }));
+        });
+      });
+      outgoing.setTimeout(opts.silenceMs, () => {
+        const silent = new Error(`no answer from the database service in ${opts.silenceMs} ms`);
+        outgoing.destroy(Object.assign(silent, { code: 'ETIMEDOUT' }));
+      });
+      outgoing.on('error', failed);
+      outgoing.end(body ?? undefined);
+    });
+  };
 }

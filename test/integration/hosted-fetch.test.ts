@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostedFetch } from '../../src/db/hosted-fetch.ts';
+import { hostedFetch, hostedFetchWith } from '../../src/db/hosted-fetch.ts';
 import { startHranaServer } from '../helpers/hrana-server.ts';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -80,6 +80,20 @@ describe('hostedFetch, the hosted client over node:http', () => {
     );
     expect((refused as Error).message).toBe('fetch failed');
     expect((refused as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
+  });
+
+  it('fails a request the service never answers, as fetch failed with ETIMEDOUT, and goes on with a fresh socket', async () => {
+    let calls = 0;
+    const { url, sockets } = await serve((_req, _body, res) => {
+      if (++calls === 1) return; // accepted, read, never answered
+      res.end('ok');
+    });
+    const quick = hostedFetchWith({ silenceMs: 300 });
+    const silent = await quick(url, { method: 'POST', body: 'x' }).catch((e: unknown) => e);
+    expect((silent as Error).message).toBe('fetch failed');
+    expect((silent as { cause?: { code?: string } }).cause?.code).toBe('ETIMEDOUT');
+    expect(await (await quick(url, { method: 'POST', body: 'y' })).text()).toBe('ok');
+    expect(sockets()).toBe(2);
   });
 
   it('carries @libsql/client over the Hrana protocol: statements, transactions, every value type', async () => {
