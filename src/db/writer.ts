@@ -491,7 +491,7 @@ export class Writer {
   }
 
   /** The first request of a pipelined group: its reads, answered under the write lock; then each write decided. */
-  async #decideGroup(tx: Transaction | null, jobs: Job<unknown>[]): Promise<(Done & { plan?: Plan })[]> {
+  async #decideGroup(tx: GroupReads | null, jobs: Job<unknown>[]): Promise<(Done & { plan?: Plan })[]> {
     const reads = jobs.flatMap((j) => j.planned!.reads ?? []);
     const answers = tx ? await tx.batch([COUNTERS_SQL, ...reads]) : [];
     const counters: Counters | null = answers.length > 0 ? countersFrom(answers[0]!) : null;
@@ -533,10 +533,12 @@ export class Writer {
   }
 }
 
+/** Where a group's first request goes: the open transaction, or the write thread. */
+type GroupReads = Pick<Transaction, 'batch'>;
+
 /** The first call of a group on the write thread, as #decideGroup sends it: BEGIN IMMEDIATE and the reads. */
-function threadReads(channel: WriteChannel): Transaction {
-  const reads = { batch: async (stmts: InStatement[]) => (await channel.run(['BEGIN IMMEDIATE', ...stmts])).slice(1) };
-  return reads as unknown as Transaction;
+function threadReads(channel: WriteChannel): GroupReads {
+  return { batch: async (stmts: InStatement[]) => (await channel.run(['BEGIN IMMEDIATE', ...stmts])).slice(1) };
 }
 
 /** A failure on the way to or from a hosted database (the remote client turns them into UNAVAILABLE), not in SQL. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Volatility } from '../contract/enums.ts';
 import { checkRange, LIMITS } from '../contract/limits.ts';
@@ -32,8 +33,6 @@ const ID_CHUNK = 500;
 
 /** Entries classified between two turns of the event loop, which every workspace shares. */
 const CLASSIFY_CHUNK = 200;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 // Every signal runs in time linear in the text: no unbounded repetition inside another, and
 // none that can restart at each character of a long run (a test holds them to it).

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { ImpactConfig } from '../config.ts';
 import { IMPACT_INDEX, type ImpactShape } from '../db/impact-index.ts';
 import { type ImpactUpkeep, newImpactUpkeep, upkeepImpactIndex } from '../db/impact-upkeep.ts';
@@ -20,9 +21,6 @@ export function impactShape(config: ImpactConfig): ImpactShape {
  * 2-core machine). Larger ones get theirs from `maintain` (cron) or `reindex`.
  */
 const SERVER_LIST_MAX_DOCS = 100_000;
-
-/** Lets queued requests run between two slices: the event loop is every workspace's. */
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Once started, every `upkeepMs` (0: never), gives each open workspace's impact index lists for the words that have

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import {
@@ -28,8 +29,6 @@ const HOLES_MAX = 0.25;
 
 /** Below this many vectors a plain scan is cheap: no bound is kept. */
 const BOUND_MIN_ROWS = 4_096;
-
-const nextTurn = () => new Promise((r) => setImmediate(r));
 
 /**
  * A workspace's vectors for one model, in one Float32Array: an exact scan of 100k × 100
