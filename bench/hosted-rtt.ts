@@ -2,11 +2,13 @@
  * Hosted mode over the wire: the server (a `mini-sphere serve` process) on SPHERE_DB_URL
  * pointing at the Hrana test service with a fixed delay per HTTP request, counting the
  * round trips each operation costs and where they go, then timing captures with 16 clients
- * and recall latency.
+ * and recall latency. The service runs on a thread of its own (bench/perf/hrana-thread.ts),
+ * so the clients' work does not delay its answers.
  *
  *   npm run bench -- --hosted-rtt 10                 # the same, from the main bench
  *   npx tsx bench/hosted-rtt.ts                      # 10 ms per round trip
  *   npx tsx bench/hosted-rtt.ts --rtt 25 --entries 300 --captures 320 --recalls 60
+ *   npx tsx bench/hosted-rtt.ts --captures 2000 --timeline    # where a capture waits
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type HranaTestServer, startHranaServer } from '../test/helpers/hrana-server.ts';
+import type { RoundTrip } from '../test/helpers/hrana-server.ts';
 import type { Data } from '../test/helpers/server.ts';
+import { HranaThread } from './perf/hrana-thread.ts';
 import { formatProfile, summarizeProfile } from './perf/profile.ts';
 import { gqlClient, REPO_ROOT, type ServerChild, startServer } from './perf/util.ts';
 
@@ -28,9 +31,17 @@ export interface HostedRttOptions {
   clients: number;
   /** CPU-profile the server (node --cpu-prof) and print where its time went. */
   profile?: boolean;
+  /** Print a timeline of captures and the requests they caused (see printTimeline). */
+  timeline?: boolean;
 }
 
-export const HOSTED_RTT_DEFAULTS: HostedRttOptions = { rtt: 10, entries: 200, captures: 320, recalls: 60, clients: 16 };
+export const HOSTED_RTT_DEFAULTS: HostedRttOptions = {
+  rtt: 10,
+  entries: 200,
+  captures: 2000,
+  recalls: 60,
+  clients: 16,
+};
 
 const WS = 'bench';
 const WORDS = 'deploy staging cluster billing ledger argo vpn rollout schema backup token latency cache queue'.split(
@@ -71,16 +82,16 @@ async function seed(url: string, n: number): Promise<string[]> {
 }
 
 /** Round trips one operation costs, with what each request carried; deferred bookkeeping counted after 1.5 s. */
-async function roundTrips(hrana: HranaTestServer, run: () => Promise<unknown>) {
+async function roundTrips(hrana: HranaThread, run: () => Promise<unknown>) {
   await new Promise((r) => setTimeout(r, 1_500));
-  hrana.resetCounts();
+  await hrana.resetCounts();
   await run();
-  const inline = hrana.roundTrips(WS);
-  const requests = hrana.log.map(
+  const inline = await hrana.roundTrips(WS);
+  const requests = (await hrana.log()).map(
     (r) => `${r.database === WS ? '' : `[${r.database}] `}${r.statements.join(' | ') || '(close only)'}`,
   );
   await new Promise((r) => setTimeout(r, 1_500));
-  return { inline, deferred: hrana.roundTrips(WS) - inline, requests };
+  return { inline, deferred: (await hrana.roundTrips(WS)) - inline, requests };
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc (Linux); null elsewhere. */
@@ -94,20 +105,49 @@ function cpuMsOf(pid: number): number | null {
 }
 
 /**
- * Captures per pipelined group, `size×count`, from the requests that carried a COMMIT: each
- * load capture (one tag) is three statements (entry, tag, event), then the COMMIT.
+ * Captures per group, `size×count`, from the requests that carried a COMMIT: each load
+ * capture (one tag) is three statements (entry, tag, event), then the COMMIT; a group sent
+ * as one request adds BEGIN, the guard and the ROLLBACK that runs only when the guard fails.
  */
-function groupSizes(hrana: HranaTestServer): string {
+function groupSizes(log: RoundTrip[]): string {
   const sizes = new Map<number, number>();
-  for (const r of hrana.log) {
+  for (const r of log) {
     if (r.database !== WS || !r.statements.includes('COMMIT')) continue;
-    const size = (r.steps - 1) / 3;
+    const size = (r.steps - (r.statements.includes('BEGIN IMMEDIATE') ? 4 : 1)) / 3;
     sizes.set(size, (sizes.get(size) ?? 0) + 1);
   }
   return [...sizes]
     .sort((a, b) => a[0] - b[0])
     .map(([size, n]) => `${size}×${n}`)
     .join(' ');
+}
+
+type Mark = { i: number; sent: number; answered: number };
+
+/**
+ * `--timeline`: 200 ms from the middle of the captures, in ms: each capture sent and answered
+ * (with its latency) beside each request the test service read and answered, to see where a
+ * capture waits.
+ */
+function printTimeline(log: RoundTrip[], marks: Mark[], from: number) {
+  const lines: [number, string][] = [];
+  const within = (t: number) => t >= from && t < from + 200;
+  for (const m of marks) {
+    if (within(m.sent)) lines.push([m.sent, `client sends c${m.i}`]);
+    if (within(m.answered)) lines.push([m.answered, `client got   c${m.i} (${(m.answered - m.sent).toFixed(1)} ms)`]);
+  }
+  for (const r of log) {
+    if (r.database !== WS || !within(r.at)) continue;
+    const what = r.statements.includes('COMMIT')
+      ? `${r.statements.includes('BEGIN IMMEDIATE') ? 'one-request group' : 'COMMIT'} of ${groupSizes([r]).split('×')[0]}`
+      : r.statements.includes('BEGIN IMMEDIATE')
+        ? `BEGIN and reads, ${r.steps} statements`
+        : r.statements.join(' | ') || 'close';
+    lines.push([r.at, `    service reads ${what}`]);
+    if (r.answeredAt) lines.push([r.answeredAt, `    service answers ${what}`]);
+  }
+  lines.sort((a, b) => a[0] - b[0]);
+  for (const [t, what] of lines) console.log(`${(t - from).toFixed(1).padStart(7)}  ${what}`);
 }
 
 const pct = (xs: number[], p: number) =>
@@ -124,7 +164,7 @@ export interface HostedRttResult {
 export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttResult> {
   const RTT = opts.rtt;
   const dir = await mkdtemp(join(tmpdir(), 'hosted-rtt-'));
-  const hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: 'bench' });
+  const hrana = await HranaThread.start({ dir: join(dir, 'hosted'), token: 'bench' });
   const profDir = join(REPO_ROOT, 'bench', 'results', 'profiles');
   let serve: ServerChild | null = null;
   try {
@@ -142,7 +182,7 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
     });
     const url = serve.url;
     const ids = await seed(url, opts.entries);
-    hrana.latencyMs = RTT;
+    await hrana.setLatency(RTT);
     let n = 0;
     const rows = {
       capture: await roundTrips(hrana, () =>
@@ -164,26 +204,31 @@ export async function runHostedRtt(opts: HostedRttOptions): Promise<HostedRttRes
     let next = 0;
     // node:http over kept-alive sockets: fetch costs the shared machine several times the CPU per request.
     const client = gqlClient(url, WS, opts.clients);
-    hrana.resetCounts();
+    await hrana.resetCounts();
     const serverCpu = cpuMsOf(serve.pid);
     const ownCpu = process.cpuUsage();
     const started = performance.now();
+    const marks: Mark[] = [];
     await Promise.all(
       Array.from({ length: opts.clients }, async () => {
         while (next < total) {
           const i = next++;
+          const sent = performance.now();
           await client.request(CAPTURE, { input: { content: `load capture ${i} ${sentence(i)}`, tags: ['load'] } });
+          if (opts.timeline) marks.push({ i, sent, answered: performance.now() });
         }
       }),
     );
     const seconds = (performance.now() - started) / 1000;
     client.close();
+    const log = await hrana.log();
+    if (opts.timeline) printTimeline(log, marks, started + (seconds * 1000) / 2);
     const capturesPerSecond = total / seconds;
     console.log(
       `\ncaptures with ${opts.clients} clients: ${total} in ${seconds.toFixed(1)} s = ${capturesPerSecond.toFixed(1)}/s`,
     );
     console.log(
-      `  requests per capture ${(hrana.roundTrips(WS) / total).toFixed(2)}; group sizes ${groupSizes(hrana)}`,
+      `  requests per capture ${((await hrana.roundTrips(WS)) / total).toFixed(2)}; group sizes ${groupSizes(log)}`,
     );
     // Throughput here is bounded by CPU long before round trips: both processes share the machine.
     const own = process.cpuUsage(ownCpu);
@@ -230,6 +275,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       recalls: { type: 'string', default: String(d.recalls) },
       clients: { type: 'string', default: String(d.clients) },
       profile: { type: 'boolean', default: false },
+      timeline: { type: 'boolean', default: false },
     },
   });
   await runHostedRtt({
@@ -239,5 +285,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     recalls: Number(flags.recalls),
     clients: Number(flags.clients),
     profile: flags.profile,
+    timeline: flags.timeline,
   });
 }

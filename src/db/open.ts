@@ -30,7 +30,7 @@ export async function openDatabase(
     const db = drizzleFor(client, opts.onQuery);
     if (opts.migrate !== false) await migrateDb(db);
     const { migrate: _, ...writerOptions } = opts;
-    // Over the network, a group of planned writes goes as two requests (see PlannedWrite).
+    // Over the network, a group of planned writes goes as one or two requests (see PlannedWrite).
     return { client, db, writer: new Writer(client, { pipelined: !location.local, ...writerOptions }) };
   } catch (error) {
     client.close();

@@ -22,6 +22,12 @@ export interface PlannedWrite<T> {
    */
   reads?: readonly InStatement[];
   /**
+   * Its reads usually find nothing (a capture of new content). A hosted database's writer may
+   * then send its group as one request: decided as if they found nothing, with a guard that
+   * they do (see `guardSql`), and sent the usual way when the guard fails.
+   */
+  usuallyFindsNothing?: boolean;
+  /**
    * Decides the write from the answers, in order: queues its statements and events on
    * `plan` and returns its result. Nothing else runs in between, and nothing it queued is
    * kept when it throws: an expected refusal (NOT_FOUND, BLOCKED) fails this write alone.
@@ -55,6 +61,36 @@ export const COUNTERS_SQL =
 
 const INSERT_EVENT_AT =
   'INSERT INTO events (seq, type, at, entry_id, outcome, edge, data) VALUES (?, ?, ?, ?, ?, ?, ?)';
+
+/**
+ * A statement that fails (SQLite's integer overflow error, the one a SELECT can raise on
+ * demand) unless the rowids in use are still `counters` and every read finds nothing: put
+ * first in a batch, it keeps a group decided on that guess from being written on any other
+ * state. Null when a read's arguments are not positional.
+ */
+export function guardSql(counters: Counters, reads: readonly InStatement[]): InStatement | null {
+  const args: InValue[] = [counters.seq, counters.n];
+  let sql =
+    'SELECT CASE WHEN (SELECT coalesce(max(seq), 0) FROM events) = ? AND (SELECT coalesce(max(n), 0) FROM entries) = ?';
+  for (const read of reads) {
+    if (typeof read === 'string') sql += ` AND NOT EXISTS (${read})`;
+    else if (Array.isArray(read.args ?? [])) {
+      sql += ` AND NOT EXISTS (${read.sql})`;
+      args.push(...((read.args ?? []) as InValue[]));
+    } else return null;
+  }
+  return { sql: `${sql} THEN 1 ELSE abs(-9223372036854775807 - 1) END`, args };
+}
+
+/** What a read that found nothing answers: a guessed group is decided on these. */
+export function nothingFound(): ResultSet {
+  return { columns: [], columnTypes: [], rows: [], rowsAffected: 0, lastInsertRowid: undefined, toJSON: () => ({}) };
+}
+
+/** The answer of COUNTERS_SQL, for a group decided on rowids it did not read. */
+export function countersResult(counters: Counters): ResultSet {
+  return { ...nothingFound(), rows: [{ ...counters } as unknown as ResultSet['rows'][number]] };
+}
 
 export function countersFrom(result: ResultSet): Counters {
   const row = result.rows[0];

@@ -9,8 +9,11 @@ import {
   COUNTERS_SQL,
   type Counters,
   countersFrom,
+  countersResult,
   decidePlan,
   eventsLanded,
+  guardSql,
+  nothingFound,
   type Plan,
   type PlannedWrite,
 } from './planned-write.ts';
@@ -56,7 +59,15 @@ interface OpenedGroup {
   jobs: Job<unknown>[];
   tx: Transaction | null;
   done: (Done & { plan?: Plan })[];
+  /** The rowids in use once its writes are in, when it read them. */
+  counters?: Counters | null;
   failure?: { error: unknown };
+}
+
+/** Each write of a group as decided, and the rowids in use after them (null without reads). */
+interface DecidedGroup {
+  done: (Done & { plan?: Plan })[];
+  counters: Counters | null;
 }
 
 export interface WriterOptions {
@@ -74,6 +85,12 @@ export interface WriterOptions {
    * is a network round trip.
    */
   pipelined?: boolean;
+  /**
+   * With `pipelined`, send a group of captures of new content as one request, decided on a
+   * guess that a guard checks (see #commitGuessed). On by default; off, every group with
+   * reads is two requests.
+   */
+  guess?: boolean;
   /**
    * On an embedded file, run the SQL of groups of planned writes on the write thread (see
    * WriteChannel) rather than on the thread that serves requests. On by default.
@@ -122,7 +139,8 @@ export class Writer {
   readonly #client: Client;
   readonly #open = new OpenTransaction();
   readonly #db: Db;
-  readonly #opts: Required<Omit<WriterOptions, 'clock' | 'onQuery' | 'offThread'>> & { clock: () => number };
+  readonly #opts: Required<Omit<WriterOptions, 'clock' | 'onQuery' | 'offThread' | 'guess'>> & { clock: () => number };
+  readonly #guess: boolean;
   /** Whether groups of planned writes go to the write thread; the channel is opened by the first. */
   readonly #offThread: boolean;
   #channel: WriteChannel | null = null;
@@ -137,6 +155,11 @@ export class Writer {
   #committing = false;
   /** The next group, opened while the one before it commits. */
   #next: Promise<OpenedGroup> | null = null;
+  /** The rowids in use after this writer's last commit, or null when it cannot know them (see #commitGuessed). */
+  #known: Counters | null = null;
+  /** Groups to send the usual way before guessing again, after a guess failed; and how many the next failure costs. */
+  #guessPause = 0;
+  #guessPenalty = 0;
   #closed = false;
 
   constructor(client: Client, opts: WriterOptions) {
@@ -150,6 +173,7 @@ export class Writer {
       pipelined: opts.pipelined ?? false,
     };
     this.#offThread = !this.#opts.pipelined && (opts.offThread ?? true) && client instanceof LocalClient;
+    this.#guess = this.#opts.pipelined && (opts.guess ?? true);
   }
 
   /** Number of writes waiting for the writer (a gauge for /metrics). */
@@ -209,8 +233,9 @@ export class Writer {
         }
         await new Promise((resolve) => setImmediate(resolve));
         const planned = this.#takePipelined();
-        if (planned.length > 0 && this.#opts.pipelined) await this.#commitPipelined(await this.#openGroup(planned));
-        else if (planned.length > 0) await this.#commitOnThread(planned);
+        if (planned.length > 0 && this.#opts.pipelined) {
+          if (!(await this.#commitGuessed(planned))) await this.#commitPipelined(await this.#openGroup(planned));
+        } else if (planned.length > 0) await this.#commitOnThread(planned);
         else await this.#afterThread().then(() => this.#commitBatch(this.#queue.splice(0, this.#opts.maxBatch)));
       }
     } finally {
@@ -235,6 +260,8 @@ export class Writer {
   async #commitBatch(batch: Job<unknown>[]): Promise<void> {
     const done: Done[] = [];
     let tx: Transaction | null = null;
+    // A write function adds rows with the rowids SQLite picks: what comes after is not known here.
+    this.#known = null;
     try {
       tx = await this.#client.transaction('write');
       this.#open.current = tx;
@@ -364,6 +391,7 @@ export class Writer {
       }
     } catch (error) {
       this.#committing = false;
+      this.#known = null;
       if (!isTransportFailure(error)) {
         // A statement failed: undo what ran before it, then find the failing write.
         await tx?.rollback().catch(() => undefined);
@@ -380,7 +408,63 @@ export class Writer {
     } finally {
       this.#committing = false;
     }
+    if (group.counters) this.#known = { ...group.counters };
     this.#settle(done);
+  }
+
+  /**
+   * A group of captures of new content (see PlannedWrite.usuallyFindsNothing) in one request
+   * instead of two: decided as if every read found nothing, on the rowids this writer's last
+   * commit left in use, and sent as one atomic batch behind a guard that fails unless both
+   * still hold, so that it is written on exactly the state it was decided on, or not at all.
+   * Answers false when the group cannot be guessed, or when the guard (or a statement) failed
+   * and the batch was rolled back: the group then goes the usual way, and so do the next 1,
+   * 2, 4, … 32 groups after consecutive failures, so that duplicates or another writer of the
+   * database cost a few requests, not one per group. A lost answer is settled as in
+   * #commitPipelined: the group's events in the log tell whether it landed.
+   */
+  async #commitGuessed(jobs: Job<unknown>[]): Promise<boolean> {
+    const known = this.#known;
+    if (!this.#guess || !known || !jobs.every((j) => j.planned!.usuallyFindsNothing || j.planned!.reads === undefined))
+      return false;
+    if (this.#guessPause > 0) {
+      this.#guessPause--;
+      return false;
+    }
+    const guard = guardSql(
+      known,
+      jobs.flatMap((j) => j.planned!.reads ?? []),
+    );
+    if (!guard) return false;
+    const guess = {
+      batch: async (reads: InStatement[]) => [countersResult(known), ...reads.slice(1).map(nothingFound)],
+    };
+    const { done, counters } = await this.#decideGroup(guess, jobs);
+    const statements = done.flatMap((d) => d.plan?.statements ?? []);
+    if (statements.length === 0 || done.some((d) => !d.ok)) return false;
+    this.#known = null;
+    try {
+      await this.#client.batch([guard, ...statements], 'write');
+    } catch (error) {
+      if (!isTransportFailure(error)) {
+        this.#guessPenalty = Math.min(32, Math.max(1, this.#guessPenalty * 2));
+        this.#guessPause = this.#guessPenalty;
+        return false;
+      }
+      if (
+        !(await eventsLanded(
+          this.#client,
+          done.flatMap((d) => d.events),
+        ).catch(() => false))
+      ) {
+        for (const job of jobs) job.reject(error);
+        return true;
+      }
+    }
+    this.#known = counters;
+    this.#guessPenalty = 0;
+    this.#settle(done);
+    return true;
   }
 
   /**
@@ -403,7 +487,7 @@ export class Writer {
     if (!channel) return this.#commitBatch(jobs);
     let done: (Done & { plan?: Plan })[];
     try {
-      done = await this.#decideGroup(withReads ? threadReads(channel) : null, jobs);
+      ({ done } = await this.#decideGroup(withReads ? threadReads(channel) : null, jobs));
     } catch (error) {
       await this.#afterThread();
       if (error instanceof WriteThreadError) return this.#commitBatch(jobs);
@@ -454,7 +538,7 @@ export class Writer {
     let tx: Transaction | null = null;
     try {
       if (jobs.some((j) => j.planned!.reads !== undefined)) tx = await this.#client.transaction('write');
-      return { jobs, tx, done: await this.#decideGroup(tx, jobs) };
+      return { jobs, tx, ...(await this.#decideGroup(tx, jobs)) };
     } catch (error) {
       return { jobs, tx, done: [], failure: { error } };
     }
@@ -491,12 +575,12 @@ export class Writer {
   }
 
   /** The first request of a pipelined group: its reads, answered under the write lock; then each write decided. */
-  async #decideGroup(tx: GroupReads | null, jobs: Job<unknown>[]): Promise<(Done & { plan?: Plan })[]> {
+  async #decideGroup(tx: GroupReads | null, jobs: Job<unknown>[]): Promise<DecidedGroup> {
     const reads = jobs.flatMap((j) => j.planned!.reads ?? []);
     const answers = tx ? await tx.batch([COUNTERS_SQL, ...reads]) : [];
     const counters: Counters | null = answers.length > 0 ? countersFrom(answers[0]!) : null;
     let at = 1;
-    return jobs.map((job) => {
+    const done = jobs.map((job) => {
       const write = job.planned!;
       const mine = answers.slice(at, at + (write.reads?.length ?? 0));
       at += write.reads?.length ?? 0;
@@ -508,6 +592,7 @@ export class Writer {
         return { job, ok: false, error, events: [] };
       }
     });
+    return { done, counters };
   }
 
   async #append(tx: Transaction, draft: EventDraft, at: number, into: MemoryEventRecord[]): Promise<MemoryEventRecord> {

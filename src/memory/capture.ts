@@ -109,6 +109,7 @@ export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
   return {
     keys: [`hash:${hash}`],
     reads: [{ sql: FIRST_WITH_HASH, args: [hash] }],
+    usuallyFindsNothing: true,
     decide(plan, [found]) {
       const row = found?.rows[0];
       if (!row) {

@@ -262,6 +262,8 @@ export class HranaTestServer {
     const name = match?.[1] ?? '';
     this.#counts.set(name, (this.#counts.get(name) ?? 0) + 1);
     if (this.latencyMs > 0) await sleep(this.latencyMs);
+    // Cut off on its way (a restart, a refusal): it never reaches the database.
+    if (req.socket.destroyed) return;
     try {
       if (this.token !== null && req.headers.authorization !== `Bearer ${this.token}`) {
         throw new HttpError(401, { error: 'Unauthorized: the authorization token is missing or not valid' });
