@@ -410,9 +410,10 @@ describe.skipIf(!redisBinary.available)(
       });
       const { onA, onB } = await load;
       expect((await a.exited).signal).toBe('SIGKILL');
-      // A's clients lose their connection. B's go on: its writes wait while the hosted database
-      // still holds the killed instance's open transaction (until the 5 s transaction limit
-      // rolls it back); one that waits past the database's busy timeout is UNAVAILABLE, never lost.
+      // A's clients lose their connection. B's go on: when the killed instance died inside a
+      // group sent as two requests, B's writes wait while the hosted database still holds its
+      // open transaction (until the 5 s transaction limit rolls it back); one that waits past
+      // the database's busy timeout is UNAVAILABLE, never lost.
       expect(onA.some((r) => r.acked.length < WRITES_PER_CLIENT)).toBe(true);
       for (const failure of onB.flatMap((r) => r.failures)) expect(failure).toContain('UNAVAILABLE');
       expect(ackedOf(onB).length).toBeGreaterThan(0);
@@ -435,7 +436,11 @@ describe.skipIf(!redisBinary.available)(
       const seen = onVictim.items.map((e) => e.seq);
       expect(seen).toEqual(range(markerSeq, seen.at(-1) ?? markerSeq));
       const resumed = subscribe(b, token, seen.at(-1));
-      await expectDelivered(resumed, (seen.at(-1) ?? markerSeq) + 1, last);
+      // One write more, so that there is something to resume to even when the victim's
+      // subscriber had seen every write before it died.
+      const after = await gql(b.url, token, 'mutation { capture(input: { content: "survives resumed" }) { outcome } }');
+      expect(after.data?.capture?.outcome).toBe('STORED');
+      await expectDelivered(resumed, (seen.at(-1) ?? markerSeq) + 1, last + 1);
       for (const sub of [...subs, resumed]) sub.dispose();
     });
   },
