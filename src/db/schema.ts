@@ -85,6 +85,10 @@ export const edges = sqliteTable(
     index('edges_src_weight_idx').on(t.src, t.weight),
     index('edges_dst_weight_idx').on(t.dst, t.weight),
     index('edges_type_idx').on(t.type),
+    // Which entry supersedes this one: recall asks for each of its ~150 candidates, and
+    // through the dst index that read every incoming edge's row to find the rare
+    // SUPERSEDES one. Only SUPERSEDES edges are in this index, so it stays small.
+    index('edges_supersedes_idx').on(t.dst, t.createdAt).where(sql`type = 'SUPERSEDES'`),
   ],
 );
 

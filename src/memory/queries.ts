@@ -85,11 +85,11 @@ export async function revisionsByRowIds(db: Db, ids: readonly number[]): Promise
 /** The ids among `ids` that a SUPERSEDES edge points at. */
 export async function supersededAmong(db: Db, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectDistinct({ dst: edges.dst })
-    .from(edges)
-    // Through the dst index: the type index would visit every SUPERSEDES edge of the workspace.
-    .where(and(sql`+${edges.type} = 'SUPERSEDES'`, inArray(edges.dst, [...ids])));
+  // The index holds only SUPERSEDES edges: one probe per id. The type index would visit
+  // every SUPERSEDES edge of the workspace, the dst index every edge into each id.
+  const rows = await db.all<{ dst: string }>(sql`
+    SELECT DISTINCT dst FROM edges INDEXED BY edges_supersedes_idx
+    WHERE type = 'SUPERSEDES' AND dst IN ${jsonList(ids)}`);
   return new Set(rows.map((r) => r.dst));
 }
 

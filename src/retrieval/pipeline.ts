@@ -67,6 +67,9 @@ export interface RecallExplain {
 
 export interface RecallHitResult {
   entry: EntryRow;
+  /** The entry's tags, sorted, and whether a SUPERSEDES edge points at it: read with it, for its fields. */
+  tags: string[];
+  superseded: boolean;
   rank: number;
   score: number;
   snippet: string;
@@ -106,6 +109,7 @@ const AUTO_PATTERN_TAG = 'auto-pattern';
 
 interface Hydrated {
   entry: EntryRow;
+  /** Sorted, as the entry's `tags` field lists them. */
   tags: string[];
   /** The entry that supersedes this one, when a SUPERSEDES edge points at it. */
   supersededBy: string | null;
@@ -177,13 +181,13 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
 }
 
 function hydrateQuery(ids: readonly string[], prefilter: SQL): SQL {
-  // Correlated on e.id explicitly; `+s.type` makes SQLite find a SUPERSEDES edge through the
-  // dst index rather than scan every SUPERSEDES edge of the workspace for each entry.
+  // Correlated on e.id explicitly. The successor comes from the index of SUPERSEDES edges
+  // alone: one probe per candidate, where the dst index read the row of every edge into it.
   return sql`
     SELECT e.*,
-      (SELECT json_group_array(t.tag) FROM tags t WHERE t.entry_id = e.id) AS tags_json,
-      (SELECT s.src FROM edges s WHERE s.dst = e.id AND +s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1)
-        AS superseded_by
+      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.entry_id = e.id ORDER BY t.tag)) AS tags_json,
+      (SELECT s.src FROM edges s INDEXED BY edges_supersedes_idx
+        WHERE s.dst = e.id AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1) AS superseded_by
     FROM entries e
     WHERE e.id IN ${jsonList(ids)} AND ${prefilter}`;
 }
@@ -587,6 +591,8 @@ function finish(input: FinishInput): RecallOutput {
 function toHit(s: Scored, rank: number, snippet: { text: string; truncated: boolean }): RecallHitResult {
   return {
     entry: s.hydrated.entry,
+    tags: s.hydrated.tags,
+    superseded: s.hydrated.supersededBy !== null,
     rank,
     score: s.final,
     snippet: snippet.text,

@@ -196,7 +196,12 @@ builder.queryFields((t) => ({
       const result = await recallEntries(db, input, new Date(ctx.now()), vectors);
       // recall_count + 1 for what was returned, written shortly after through the writer.
       ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
-      for (const hit of result.hits) ctx.loaders.entry.prime(hit.entry.id, hit.entry);
+      // The hits' fields read what recall already read with them (one snapshot, no more statements).
+      for (const hit of result.hits) {
+        ctx.loaders.entry.prime(hit.entry.id, hit.entry);
+        ctx.loaders.tags.prime(hit.entry.id, hit.tags);
+        ctx.loaders.superseded.prime(hit.entry.id, hit.superseded);
+      }
       return result;
     },
   }),

@@ -1,0 +1,1 @@
+CREATE INDEX `edges_supersedes_idx` ON `edges` (`dst`,`created_at`) WHERE type = 'SUPERSEDES';
