@@ -104,3 +104,60 @@ describe('SQL statements per nested query', () => {
     expect(large.statements.map(shape)).toEqual(small.statements.map(shape));
   });
 });
+
+describe('SQL statements of recall and graphView', () => {
+  it("recall's hits answer tags and freshness from what recall read: no statement more than for their ids", async () => {
+    const ws = freshWorkspace('sql');
+    const old = await captureId(
+      srv,
+      { content: 'the kestrel nests under the bridge', tags: ['birds', 'bridge'] },
+      { workspace: ws },
+    );
+    await captureId(
+      srv,
+      { content: 'the kestrel moved to the church tower', tags: ['towers', 'birds'] },
+      { workspace: ws },
+    );
+    const newer = await captureId(srv, { content: 'kestrel chicks hatched on the tower' }, { workspace: ws });
+    await link(ws, newer, old, 'SUPERSEDES');
+    const recall = (fields: string) => `{ recall(query: "kestrel", topK: 5) { hits { entry { ${fields} } } } }`;
+    const count = async (query: string) => {
+      await new Promise((r) => setTimeout(r, 100));
+      srv.resetQueries();
+      const data = await srv.gqlOk(query, {}, { workspace: ws });
+      return { statements: srv.queries.length, hits: data.recall.hits as { entry: Record<string, unknown> }[] };
+    };
+    await count(recall('id')); // The workspace's first recall also asks whether it has impact lists.
+    const bare = await count(recall('id'));
+    const full = await count(recall('id tags freshness'));
+    expect(full.statements).toBe(bare.statements);
+    const byId = new Map(full.hits.map((h) => [h.entry.id, h.entry]));
+    expect(byId.size).toBe(3);
+    // Sorted, as the field promises; superseded through the SUPERSEDES edge.
+    expect(byId.get(old)).toMatchObject({ tags: ['birds', 'bridge'], freshness: 'SUPERSEDED' });
+    expect([...byId.values()].map((e) => e.tags)).toContainEqual(['birds', 'towers']);
+    expect(byId.get(newer)).toMatchObject({ tags: [], freshness: 'CURRENT' });
+  });
+
+  it("graphView reads its nodes' entries with its edges, however the operation asks for them", async () => {
+    const ws = freshWorkspace('sql');
+    const ids = await captureAll(ws, 6, 'view', ['v']);
+    await Promise.all(ids.slice(1).map((id) => link(ws, ids[0]!, id, 'CAUSED_BY')));
+    const plain = `{ graphView(seedIds: ["${ids[0]}"]) { nodes { hop entry { id kind tags } } } }`;
+    const fragments = `{ graphView(seedIds: ["${ids[0]}"]) { ...V } }
+      fragment V on GraphView { nodes { hop ... on GraphNode { entry { ...E } } } }
+      fragment E on Entry { id kind tags }`;
+    const runs = [];
+    for (const query of [plain, fragments]) {
+      srv.resetQueries();
+      runs.push({ data: await srv.gqlOk(query, {}, { workspace: ws }), statements: [...srv.queries] });
+    }
+    expect(runs[1]!.data).toEqual(runs[0]!.data);
+    expect(runs[0]!.data.graphView.nodes).toHaveLength(6);
+    // The walk's statements and the nodes' tags. The edges among the nodes and the nodes'
+    // rows are one batch, which this log of single statements does not list: no entry read is.
+    expect(runs[1]!.statements).toEqual(runs[0]!.statements);
+    expect(runs[0]!.statements.some((s) => /from "entries" where "?id"? in/i.test(s))).toBe(false);
+    expect(runs[0]!.statements.filter((s) => /from "tags"/i.test(s))).toHaveLength(1);
+  });
+});

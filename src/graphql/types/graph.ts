@@ -3,6 +3,7 @@ import { type GraphView, type GraphViewNode, graphView } from '../../retrieval/g
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
+import { selects } from '../selection.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
 import { VALUE } from './node.ts';
@@ -13,7 +14,8 @@ const GraphNodeRef = builder.objectRef<GraphViewNode>('GraphNode').implement({
     entry: t.field({
       type: EntryRef,
       description: 'The entry.',
-      resolve: (n, _a, ctx) => loadExisting(ctx.loaders, n.id),
+      // Read with the view's edges when the operation asks for entries (see graphView below).
+      resolve: (n, _a, ctx) => n.entry ?? loadExisting(ctx.loaders, n.id),
     }),
     hop: t.exposeInt('hop', { description: 'Edges from the nearest seed (0 for a seed).' }),
     score: t.exposeFloat('score', {
@@ -47,6 +49,13 @@ builder.queryFields((t) => ({
       seedIds: t.arg.idList({ required: true, description: 'Up to 50 entry ids to start from.' }),
       hops: t.arg.int({ defaultValue: READ_DEFAULTS.graphView.hops, description: 'How far to walk, 0 to 3.' }),
     },
-    resolve: (_r, args, ctx) => graphView(readDb(ctx), args.seedIds.map(String), args.hops),
+    resolve: async (_r, args, ctx, info) => {
+      // The nodes' entries come in the statement batch that reads the edges among them, and
+      // each node's `entry` is then resolved at once: no loader round and no promise per node.
+      const withEntries = selects(info, ['nodes', 'entry']);
+      const view = await graphView(readDb(ctx), args.seedIds.map(String), args.hops, { withEntries });
+      for (const node of view.nodes) if (node.entry) ctx.loaders.entry.prime(node.id, node.entry);
+      return view;
+    },
   }),
 }));
