@@ -546,17 +546,16 @@ function finish(input: FinishInput): RecallOutput {
   } else {
     eligible.sort((a, b) => b.final - a.final);
     const vectorOf = input.vectorOf ?? (() => null);
-    picked = mmrSelect(
-      eligible.map((s) => ({
-        ...s,
-        score: s.final,
-        tokens: firstOf(s.stems, policy.text.similarityStemsMax),
-        vector: vectorOf(s.id),
-      })),
-      topK,
-      policy.mmr.lambda,
-    );
-    picked = successorsFirst(picked);
+    // Small items that point at their candidate: copying every candidate's score parts into
+    // them cost more than the selection itself.
+    const items = eligible.map((s) => ({
+      id: s.id,
+      score: s.final,
+      tokens: firstOf(s.stems, policy.text.similarityStemsMax),
+      vector: vectorOf(s.id),
+      scored: s,
+    }));
+    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda).map((item) => item.scored));
   }
   const pickedIds = new Set(picked.map((s) => s.id));
   const lowestPicked = picked.reduce((m, s) => Math.min(m, s.final), Number.POSITIVE_INFINITY);

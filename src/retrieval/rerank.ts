@@ -129,7 +129,14 @@ export function mmrSimilarity(
 /**
  * Maximal marginal relevance (CONTRACT §6.6): picks `k` items one at a time, each maximizing
  * λ · relevance − (1 − λ) · its highest similarity (mmrSimilarity) to the items already
- * picked, so that near-duplicates do not fill the top. Returns the picked items in order.
+ * picked, so that near-duplicates do not fill the top (ties: the earlier item). Returns the
+ * picked items in order.
+ *
+ * An item's value is at most λ · relevance, since similarities are never negative. So each
+ * round visits the items by relevance, best first, and stops at the first whose bound is
+ * below the best value found: the rest cannot win, and their similarities to the picked
+ * items are worked out only when they are visited (most never are). The picks are those of
+ * comparing every item with every pick.
  *
  * @example mmrSelect([{ id: 'a', score: 1, tokens }, { id: 'a2', score: 0.99, tokens }, { id: 'b', score: 0.8, tokens: other }], 2)
  * // ['a', 'b']
@@ -140,21 +147,33 @@ export function mmrSelect<T extends MmrItem>(
   lambda: number = RANKING_POLICY.mmr.lambda,
 ): T[] {
   const best = items.reduce((m, it) => Math.max(m, it.score), 0);
-  const pool = items.map((item) => ({ item, rel: best > 0 ? item.score / best : 0, maxSim: 0 }));
+  // With λ above 1 similarity would add to the value: no bound then.
+  const bounded = lambda <= 1;
+  const pool = items.map((item, at) => {
+    const rel = best > 0 ? item.score / best : 0;
+    // A NaN relevance never wins a round; sorted last, it is never visited before an item that could.
+    const bound = !bounded ? Number.POSITIVE_INFINITY : Number.isNaN(rel) ? Number.NEGATIVE_INFINITY : lambda * rel;
+    return { item, at, rel, bound, maxSim: 0, seen: 0 };
+  });
+  const byBound = [...pool].sort((a, b) => b.bound - a.bound || a.at - b.at);
+  const taken = new Set<number>();
   const picked: T[] = [];
-  while (picked.length < k && pool.length > 0) {
-    let at = 0;
-    let atValue = Number.NEGATIVE_INFINITY;
-    pool.forEach((p, i) => {
+  while (picked.length < k && taken.size < pool.length) {
+    // As comparing every item in order with `>`: the first remaining item unless one beats it.
+    let chosen = pool.find((p) => !taken.has(p.at))!;
+    let chosenValue = Number.NEGATIVE_INFINITY;
+    for (const p of byBound) {
+      if (taken.has(p.at)) continue;
+      if (p.bound < chosenValue) break;
+      for (; p.seen < picked.length; p.seen++) p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, picked[p.seen]!));
       const value = lambda * p.rel - (1 - lambda) * p.maxSim;
-      if (value > atValue) {
-        at = i;
-        atValue = value;
+      if (value > chosenValue || (value === chosenValue && p.at < chosen.at)) {
+        chosen = p;
+        chosenValue = value;
       }
-    });
-    const [chosen] = pool.splice(at, 1);
-    picked.push(chosen!.item);
-    for (const p of pool) p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, chosen!.item));
+    }
+    taken.add(chosen.at);
+    picked.push(chosen.item);
   }
   return picked;
 }

@@ -5,6 +5,7 @@ import {
   decayFactor,
   importanceFactor,
   jaccard,
+  type MmrItem,
   mmrSelect,
   mmrSimilarity,
   recallBoostFactor,
@@ -113,6 +114,59 @@ describe('mmrSelect', () => {
 
   it('returns at most k items', () => {
     expect(mmrSelect([{ id: 'a', score: 1, tokens: tokens('x') }], 5)).toHaveLength(1);
+  });
+
+  it('picks what comparing every item with every pick picks, ties included', () => {
+    // The selection as first written: every remaining item's similarity to each new pick.
+    const reference = <T extends MmrItem>(items: readonly T[], k: number, lambda: number): T[] => {
+      const best = items.reduce((m, it) => Math.max(m, it.score), 0);
+      const pool = items.map((item) => ({ item, rel: best > 0 ? item.score / best : 0, maxSim: 0 }));
+      const picked: T[] = [];
+      while (picked.length < k && pool.length > 0) {
+        let at = 0;
+        let atValue = Number.NEGATIVE_INFINITY;
+        pool.forEach((p, i) => {
+          const value = lambda * p.rel - (1 - lambda) * p.maxSim;
+          if (value > atValue) {
+            at = i;
+            atValue = value;
+          }
+        });
+        const [chosen] = pool.splice(at, 1);
+        picked.push(chosen!.item);
+        for (const p of pool) p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, chosen!.item));
+      }
+      return picked;
+    };
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const words = 'a b c d e f g h i j k l'.split(' ');
+    for (let run = 0; run < 500; run++) {
+      const n = 1 + Math.floor(random() * 40);
+      // Few distinct scores and small vocabularies: ties in relevance and in value are common.
+      // Some items carry a unit vector (embeddings on): meaning then counts as likeness too.
+      const vector = () => {
+        const v = Float32Array.from([random() - 0.5, random() - 0.5, random() - 0.5]);
+        const norm = Math.hypot(...v);
+        return v.map((x) => x / norm);
+      };
+      const items = Array.from({ length: n }, (_, i) => ({
+        id: `i${i}`,
+        score: run % 7 === 0 ? 0 : Math.ceil(random() * 6) / 6,
+        tokens: new Set(words.filter(() => random() < 0.3)),
+        vector: run % 3 === 0 && random() < 0.7 ? vector() : null,
+      }));
+      const shuffled = run % 2 === 0 ? items : [...items].sort((x, y) => y.score - x.score);
+      for (const lambda of [0, 0.3, 0.5, 0.7, 1]) {
+        const k = 1 + Math.floor(random() * 10);
+        expect(mmrSelect(shuffled, k, lambda).map((i) => i.id)).toEqual(
+          reference(shuffled, k, lambda).map((i) => i.id),
+        );
+      }
+    }
   });
 });
 
