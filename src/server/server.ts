@@ -151,7 +151,10 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
   const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
   const controlHealthy = () => control().then((c) => c.tokensExist());
-  const address = () => http.address() as AddressInfo | null;
+  // Asked on every request by the request guard; once bound it never changes, and asking the
+  // socket is a system call.
+  let bound: AddressInfo | null = null;
+  const address = () => (bound ??= http.address() as AddressInfo | null);
   // Trusted documents refuse every query text, which the direct path would only hand to Yoga.
   const directPost = deps.directPost !== false && !trusted;
   const handler = createHttpHandler({
