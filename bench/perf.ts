@@ -23,6 +23,7 @@
  *   npm run bench -- --size 1m             # one size (also --sizes 10k,100k,1m)
  *   npm run bench -- --profile             # also CPU-profile the server (recall, capture, fan-out)
  *   npm run bench -- --only startup        # CLI start-up times alone (a few seconds)
+ *   npm run bench -- --only graph --size 100k    # one phase (recall, graph, ...) at one size
  *   npm run bench -- --help                # every flag
  *
  * Results: a table on stdout, JSON in bench/results/perf-<timestamp>.json and perf-latest.json.
@@ -75,7 +76,8 @@ const HELP = `Usage: npm run bench -- [options]
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
   --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup
-  --only startup        measure only the CLI start-up times (help, token list, check), median of 10
+  --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
+                        measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
                         (each costs one exhaustive recall: use fewer at 1m)
   --hosted-rtt MS       instead: hosted mode over the Hrana test service (test/helpers) with MS added
@@ -186,7 +188,12 @@ if (opts['hosted-rtt'] !== undefined) {
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
 const seed = Number(opts.seed);
 const dataDir = opts['data-dir'];
-const skip = new Set(opts.skip.split(',').filter(Boolean));
+const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'export', 'startup'];
+const only = opts.only?.split(',').filter(Boolean);
+for (const phase of [...(only ?? []), ...opts.skip.split(',').filter(Boolean)]) {
+  if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (phases: ${PHASES.join(', ')})`);
+}
+const skip = new Set(only ? PHASES.filter((p) => !only.includes(p)) : opts.skip.split(',').filter(Boolean));
 const N_QUERIES = Number(opts.queries);
 const N_GRAPH = Number(opts['graph-calls']);
 const N_CAPTURES = Number(opts.captures);
@@ -977,7 +984,6 @@ const stamp = new Date().toISOString().replaceAll(':', '-').replace('.', '-');
 mkdirSync(RESULTS_DIR, { recursive: true });
 mkdirSync(dataDir, { recursive: true });
 log(`sizes ${sizes.map(sizeLabel).join(', ')}; seed ${seed}; data ${dataDir}`);
-if (opts.only !== undefined && opts.only !== 'startup') throw new Error(`--only takes startup, not ${opts.only}`);
 let startup: StartupResult | undefined;
 if (!skip.has('startup')) {
   startup = measureStartup();

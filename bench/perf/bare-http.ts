@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './util.ts';
 
 export interface BareHttp {
+  pid: number;
   query(sql: string, args: unknown[]): Promise<unknown[][]>;
   stop(): Promise<void>;
 }
@@ -26,6 +27,7 @@ export async function startBareHttp(file: string): Promise<BareHttp> {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
+    pid: child.pid!,
     query: (sql, args) =>
       new Promise((resolve, reject) => {
         const body = Buffer.from(JSON.stringify({ sql, args }));

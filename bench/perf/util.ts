@@ -168,8 +168,8 @@ export function gqlClient(url: string, workspace: string, maxSockets = 64): GqlC
 // The server, as a child process (so that its RSS is its own)
 
 /** The node flags on the bin file's `#!/usr/bin/env -S node ...` line. */
-function launchFlags(): string[] {
-  const first = readFileSync(CLI, 'utf8').split('\n', 1)[0] ?? '';
+function launchFlags(cli: string): string[] {
+  const first = readFileSync(cli, 'utf8').split('\n', 1)[0] ?? '';
   const words = first.replace(/^#!\S+\s+(-S\s+)?/, '').split(/\s+/);
   return words[0]?.endsWith('node') ? words.slice(1).filter(Boolean) : [];
 }
@@ -190,6 +190,8 @@ export interface StartOptions {
   /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=…']. */
   nodeFlags?: string[];
   env?: Record<string, string>;
+  /** Another checkout of the repository to run the server from (bench/ab.ts); default this one. */
+  root?: string;
 }
 
 /**
@@ -199,8 +201,10 @@ export interface StartOptions {
  */
 export async function startServer(opts: StartOptions): Promise<ServerChild> {
   const out = openSync(opts.logFile, 'w');
-  const child = spawn(process.execPath, [...launchFlags(), ...(opts.nodeFlags ?? []), CLI, 'serve'], {
-    cwd: REPO_ROOT,
+  const root = opts.root ?? REPO_ROOT;
+  const cli = join(root, 'bin', 'mini-sphere.js');
+  const child = spawn(process.execPath, [...launchFlags(cli), ...(opts.nodeFlags ?? []), cli, 'serve'], {
+    cwd: root,
     env: {
       ...process.env,
       PORT: '0',
