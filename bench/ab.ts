@@ -47,12 +47,12 @@ const WORKSPACE = 'perf';
 
 /** `DIR` or `DIR::NAME=VALUE,...`: a checkout, and environment variables for its server. */
 const sides = (positionals.length > 0 ? positionals : ['.']).map((spec) => {
-  const [dir = '.', env = ''] = spec.split('::');
-  const vars = env.split(',').filter(Boolean);
+  const [dir = '.', given = ''] = spec.split('::');
+  const vars = given.split(',').filter(Boolean);
   return {
     label: spec,
     dir: resolve(dir),
-    env: Object.fromEntries(vars.map((kv) => kv.split('=') as [string, string])),
+    env: Object.fromEntries(vars.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
   };
 });
 
