@@ -274,6 +274,27 @@ interface TargetRow {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
+/**
+ * Times every side on every item, the sides taking turns call by call (which goes first
+ * rotates), so that load drifting during a phase weighs on each alike: this machine's load
+ * moves by 2× within minutes, and phases run one after the other compared different loads.
+ */
+async function alternate<T, S extends ((item: T) => Promise<unknown>)[]>(
+  items: readonly T[],
+  sides: [...S],
+): Promise<{ [K in keyof S]: number[] }> {
+  const samples = sides.map((): number[] => []);
+  for (const [i, item] of items.entries()) {
+    for (let j = 0; j < sides.length; j++) {
+      const k = (i + j) % sides.length;
+      const t0 = performance.now();
+      await sides[k]!(item);
+      samples[k]!.push(ms(t0));
+    }
+  }
+  return samples as { [K in keyof S]: number[] };
+}
+
 async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient>, bare: BareHttp, size: number) {
   const queries = makeQueries(N_QUERIES, seed);
   const warm = makeQueries(40, seed + 1000);
@@ -283,30 +304,20 @@ async function measureRecall(api: GqlClient, raw: ReturnType<typeof createClient
     await raw.execute({ sql: RAW_FTS, args: [match(q)] });
     await bare.query(RAW_FTS, [match(q)]);
   }
-  const ours: number[] = [];
   let hits = 0;
   let candidates = 0;
-  for (const q of queries) {
-    const t0 = performance.now();
-    const r = await api.request<{ recall: { hits: unknown[]; candidates: number } }>(RECALL, { q });
-    ours.push(ms(t0));
-    hits += r.recall.hits.length;
-    candidates += r.recall.candidates;
-  }
-  const rawMs: number[] = [];
   let rawRows = 0;
-  for (const q of queries) {
-    const t0 = performance.now();
-    const r = await raw.execute({ sql: RAW_FTS, args: [match(q)] });
-    rawMs.push(ms(t0));
-    rawRows += r.rows.length;
-  }
-  const bareMs: number[] = [];
-  for (const q of queries) {
-    const t0 = performance.now();
-    await bare.query(RAW_FTS, [match(q)]);
-    bareMs.push(ms(t0));
-  }
+  const [ours, rawMs, bareMs] = await alternate(queries, [
+    async (q) => {
+      const r = await api.request<{ recall: { hits: unknown[]; candidates: number } }>(RECALL, { q });
+      hits += r.recall.hits.length;
+      candidates += r.recall.candidates;
+    },
+    async (q) => {
+      rawRows += (await raw.execute({ sql: RAW_FTS, args: [match(q)] })).rows.length;
+    },
+    (q) => bare.query(RAW_FTS, [match(q)]),
+  ]);
   log(
     `  recall ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms, ` +
       `bare HTTP p50 ${summarize(bareMs).p50.toFixed(2)} ms`,
@@ -352,30 +363,20 @@ async function measureGraph(api: GqlClient, raw: ReturnType<typeof createClient>
     await raw.execute({ sql: RAW_CTE, args: rawArgs(id) });
     await bare.query(RAW_CTE, rawArgs(id));
   }
-  const ours: number[] = [];
   let nodes = 0;
   let truncated = 0;
-  for (const id of seeds) {
-    const t0 = performance.now();
-    const r = await api.request<{ graphView: { nodes: unknown[]; truncated: boolean } }>(GRAPH_VIEW, { id });
-    ours.push(ms(t0));
-    nodes += r.graphView.nodes.length;
-    if (r.graphView.truncated) truncated++;
-  }
-  const rawMs: number[] = [];
   let rawRows = 0;
-  for (const id of seeds) {
-    const t0 = performance.now();
-    const r = await raw.execute({ sql: RAW_CTE, args: rawArgs(id) });
-    rawMs.push(ms(t0));
-    rawRows += r.rows.length;
-  }
-  const bareMs: number[] = [];
-  for (const id of seeds) {
-    const t0 = performance.now();
-    await bare.query(RAW_CTE, rawArgs(id));
-    bareMs.push(ms(t0));
-  }
+  const [ours, rawMs, bareMs] = await alternate(seeds, [
+    async (id) => {
+      const r = await api.request<{ graphView: { nodes: unknown[]; truncated: boolean } }>(GRAPH_VIEW, { id });
+      nodes += r.graphView.nodes.length;
+      if (r.graphView.truncated) truncated++;
+    },
+    async (id) => {
+      rawRows += (await raw.execute({ sql: RAW_CTE, args: rawArgs(id) })).rows.length;
+    },
+    (id) => bare.query(RAW_CTE, rawArgs(id)),
+  ]);
   log(
     `  graphView ${sizeLabel(size)}: ours p50 ${summarize(ours).p50.toFixed(2)} ms, raw p50 ${summarize(rawMs).p50.toFixed(2)} ms, ` +
       `bare HTTP p50 ${summarize(bareMs).p50.toFixed(2)} ms`,
