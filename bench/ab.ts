@@ -101,14 +101,28 @@ async function workload(template: string): Promise<{ warm: string[]; timed: stri
 const load = await buildTemplate(join(opts['data-dir'], 'templates'), size, seed, (l) => console.error(l), false);
 const { warm, timed } = await workload(load.file);
 const runRoot = join(opts['data-dir'], `ab-${process.pid}`);
-const servers = await Promise.all(
+const started = await Promise.allSettled(
   sides.map((side, i) => {
     const dataDir = join(runRoot, `s${i}`);
     copyTemplate(load.file, dataDir, WORKSPACE);
     return startServer({ dataDir, logFile: join(dataDir, 'server.log'), root: side.dir, env: side.env });
   }),
 );
-const bare = await startBareHttp(copyTemplate(load.file, join(runRoot, 'bare'), WORKSPACE));
+const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+/** Stops whatever this run started, so that no server outlives it. */
+const cleanUp = async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  rmSync(runRoot, { recursive: true, force: true });
+};
+const failed = started.find((s) => s.status === 'rejected');
+if (failed) {
+  await cleanUp();
+  throw failed.reason;
+}
+const bare = await startBareHttp(copyTemplate(load.file, join(runRoot, 'bare'), WORKSPACE)).catch(async (error) => {
+  await cleanUp();
+  throw error;
+});
 const apis = servers.map((s) => gqlClient(s.url, WORKSPACE));
 const ours = (k: number, arg: string) => {
   if (opts.what === 'recall') return apis[k]!.request(RECALL, { q: arg });
@@ -153,6 +167,5 @@ try {
 } finally {
   for (const api of apis) api.close();
   await bare.stop();
-  await Promise.all(servers.map((s) => s.stop()));
-  rmSync(runRoot, { recursive: true, force: true });
+  await cleanUp();
 }
