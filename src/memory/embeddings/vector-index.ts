@@ -1,10 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
+import { BoundMemory, KERNEL_QUERIES, KERNEL_ROWS } from './bound-kernel.ts';
 import {
   BOUND_DIMS,
-  BOUND_HALF,
   BOUND_SLACK,
+  BOUND_STAGES,
   type PrincipalBound,
   principalBasis,
   projectQuery,
@@ -19,7 +20,16 @@ export interface VectorMatch {
 }
 
 /** Rows scanned between two yields to the event loop (~2 ms of work at 100 dimensions). */
-const SCAN_CHUNK = 16_384;
+const SCAN_CHUNK = KERNEL_ROWS;
+
+/** Rows projected between two yields when a bound is built (64 products of 100 dimensions each). */
+const PROJECT_CHUNK = 1_024;
+
+/**
+ * Rows of a pass's first kernel call: while a search has fewer than its k, every row is a
+ * candidate, so the calls start small and double, and the k-th best soon prunes.
+ */
+const FIRST_STEP = 256;
 
 /** Rows read per statement when loading: memory stays one page, and other requests run between pages. */
 const LOAD_PAGE = 2_048;
@@ -29,6 +39,17 @@ const HOLES_MAX = 0.25;
 
 /** Below this many vectors a plain scan is cheap: no bound is kept. */
 const BOUND_MIN_ROWS = 4_096;
+
+/** A search waiting for, or in, a pass. */
+interface Search {
+  query: Float32Array;
+  k: number;
+  allowed: ReadonlySet<string> | null;
+  floor: number;
+  top: TopK;
+  resolve: (matches: VectorMatch[]) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
  * A workspace's vectors for one model, in one Float32Array: an exact scan of 100k × 100
@@ -53,6 +74,9 @@ export class VectorMatrix {
   /** Lets a scan skip rows that cannot reach the cosine it needs (see principal-bound.ts); null while small. */
   #bound: PrincipalBound | null = null;
   #refreshing: Promise<void> | null = null;
+  /** Searches for the next pass, and the pass under way. */
+  #waiting: Search[] = [];
+  #passing: Promise<void> | null = null;
 
   constructor(model: VectorModel) {
     this.model = model;
@@ -117,14 +141,13 @@ export class VectorMatrix {
   async #keepBound(): Promise<void> {
     const d = this.model.dim;
     const rows = this.#slot.size;
-    if (d < 2 * BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < 2 * (this.#bound?.rows ?? 0)) return;
-    const basis = principalBasis(this.#data, d, [...this.#slot.values()]);
-    const capacity = this.#data.length / d;
-    const bound = { basis, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(2 * capacity), rows };
+    if (d < BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < 2 * (this.#bound?.rows ?? 0)) return;
+    const basis = await principalBasis(this.#data, d, [...this.#slot.values()]);
+    const bound = { basis, memory: new BoundMemory(this.#data.length / d), rows };
     // Scans meanwhile keep the old bound (or none): this one is used once every row is in it.
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (slot > 0 && slot % SCAN_CHUNK === 0) await nextTurn();
-      projectRow(basis, this.#data, slot * d, d, bound, slot);
+      if (slot > 0 && slot % PROJECT_CHUNK === 0) await nextTurn();
+      projectRow(basis, this.#data, slot * d, d, bound.memory, slot);
     }
     this.#bound = bound;
   }
@@ -154,11 +177,10 @@ export class VectorMatrix {
     this.#data = grown;
     const bound = this.#bound;
     if (bound) {
-      const proj = new Float32Array(rows * BOUND_DIMS);
-      const rest = new Float32Array(2 * rows);
-      proj.set(bound.proj);
-      rest.set(bound.rest);
-      this.#bound = { ...bound, proj, rest };
+      const memory = new BoundMemory(rows);
+      memory.proj.set(bound.memory.proj);
+      memory.rest.set(bound.memory.rest);
+      this.#bound = { ...bound, memory };
     }
   }
 
@@ -207,19 +229,16 @@ export class VectorMatrix {
     const capacity = Math.max(1024, this.#slot.size + (this.#slot.size >> 4));
     const data = new Float32Array(capacity * d);
     const old = this.#bound;
-    const bound = old && {
-      ...old,
-      proj: new Float32Array(capacity * BOUND_DIMS),
-      rest: new Float32Array(2 * capacity),
-    };
+    const bound = old && { ...old, memory: new BoundMemory(capacity) };
+    const stages = BOUND_STAGES.length;
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
       const to = ids.length;
       data.set(this.#data.subarray(slot * d, slot * d + d), to * d);
       if (old && bound) {
-        bound.proj.set(old.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
-        bound.rest.set(old.rest.subarray(2 * slot, 2 * slot + 2), 2 * to);
+        bound.memory.proj.set(old.memory.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
+        bound.memory.rest.set(old.memory.rest.subarray(slot * stages, (slot + 1) * stages), to * stages);
       }
       slots.set(id, to);
       ids.push(id);
@@ -247,100 +266,126 @@ export class VectorMatrix {
     }
     this.#seqs[slot] = seq;
     new Uint8Array(this.#data.buffer, slot * d * 4, d * 4).set(u8);
-    if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound, slot);
+    if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound.memory, slot);
   }
 
   /**
    * The `k` vectors most similar to `query` with a cosine of at least `floor`, best first,
    * among `allowed` when given: exactly what a full scan keeps, but rows whose bound cannot
-   * reach the floor, or the k-th best so far, are skipped. The scan yields to the event
-   * loop every SCAN_CHUNK rows, so a large workspace never holds up other requests for long.
+   * reach the floor, or the k-th best so far, are skipped. Searches that arrive while a pass
+   * is under way share the next one (up to KERNEL_QUERIES): each row's bound is read once
+   * for all of them. A pass yields to the event loop every SCAN_CHUNK rows, so a large
+   * workspace never holds up other requests for long.
    *
    * @example await matrix.search(q, 50) // [{ id: '0193…', cosine: 0.82 }, ...]
    */
-  async search(
+  search(
     query: Float32Array,
     k: number,
     allowed: ReadonlySet<string> | null = null,
     floor = Number.NEGATIVE_INFINITY,
   ): Promise<VectorMatch[]> {
-    if (k <= 0) return [];
-    const top = new TopK(k);
+    if (k <= 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ query, k, allowed, floor, top: new TopK(k), resolve, reject });
+      this.#passing ??= this.#passes().finally(() => {
+        this.#passing = null;
+      });
+    });
+  }
+
+  /** Runs passes while searches wait; the first waits a turn, so that searches asked together share it. */
+  async #passes(): Promise<void> {
+    await nextTurn();
+    while (this.#waiting.length > 0) {
+      const pass = this.#waiting.splice(0, KERNEL_QUERIES);
+      try {
+        await this.#pass(pass);
+      } catch (error) {
+        for (const s of pass) s.reject(error);
+      }
+    }
+  }
+
+  async #pass(searches: Search[]): Promise<void> {
     // A refresh during a yield appends rows or swaps in new arrays; the ones read here stay
-    // valid for the slots they held, so the scan sees one consistent state.
+    // valid for the slots they held, so the pass sees one consistent state.
     const ids = this.ids;
     const count = ids.length;
     let data = this.#data;
-    let bound = this.#bound;
-    const scan = { query, allowed, floor, q: bound ? projectQuery(bound.basis, query) : null };
-    for (let start = 0; start < count; start += SCAN_CHUNK) {
-      if (start > 0) {
+    let bound: PrincipalBound | null = null;
+    let since = 0;
+    for (let start = 0, step = FIRST_STEP; start < count; start += step, step = Math.min(2 * step, SCAN_CHUNK)) {
+      if (since >= SCAN_CHUNK) {
+        since = 0;
         await nextTurn();
-        if (this.ids === ids) {
-          data = this.#data;
-          if (this.#bound?.basis !== bound?.basis) scan.q = this.#bound ? projectQuery(this.#bound.basis, query) : null;
-          bound = this.#bound;
-        }
+        if (this.ids === ids) data = this.#data;
       }
-      this.#scanChunk(ids, data, bound, scan, start, Math.min(count, start + SCAN_CHUNK), top);
+      const end = Math.min(count, start + step);
+      since += end - start;
+      // Rows the bound holds (all while the ids are the ones the pass started with).
+      const current: PrincipalBound | null = this.ids === ids ? this.#bound : bound;
+      if (current && current !== bound) for (const [j, s] of searches.entries()) setQuery(current, j, s.query);
+      bound = current;
+      if (bound) this.#kernelRows(ids, data, bound, searches, start, end);
+      else for (const s of searches) this.#plainRows(ids, data, s, start, end);
     }
-    // A row removed during the scan leaves a hole: it is gone, so it is not returned.
-    return top
-      .sorted()
-      .filter(({ slot }) => ids[slot] !== '')
-      .map(({ slot, score }) => ({ id: ids[slot]!, cosine: score }));
+    for (const s of searches) {
+      // A row removed during the pass leaves a hole: it is gone, so it is not returned.
+      s.resolve(
+        s.top
+          .sorted()
+          .filter(({ slot }) => ids[slot] !== '')
+          .map(({ slot, score }) => ({ id: ids[slot]!, cosine: score })),
+      );
+    }
   }
 
-  #scanChunk(
+  /** The kernel picks the candidates of rows [start, end) for every search; each gets its exact cosine. */
+  #kernelRows(
     ids: readonly string[],
     data: Float32Array,
-    bound: PrincipalBound | null,
-    scan: {
-      query: Float32Array;
-      allowed: ReadonlySet<string> | null;
-      floor: number;
-      q: { qp: Float64Array; qRest: [number, number] } | null;
-    },
+    bound: PrincipalBound,
+    searches: Search[],
     start: number,
     end: number,
-    top: TopK,
   ): void {
     const d = this.model.dim;
-    const { query, allowed, floor, q } = scan;
-    const proj = bound && q ? bound.proj : null;
-    const rest = bound?.rest ?? new Float32Array(0);
-    const qp = q?.qp ?? new Float64Array(0);
-    const [qHalf, qRest] = q?.qRest ?? [0, 0];
-    let need = Math.max(floor, top.least) - BOUND_SLACK;
-    for (let slot = start; slot < end; slot++) {
+    const { memory } = bound;
+    for (const [j, s] of searches.entries()) memory.setNeed(j, Math.fround(needOf(s)));
+    const pairs = memory.scan(searches.length, start, end);
+    for (let i = 0; i < pairs; i++) {
+      const [slot, j] = memory.pair(i);
+      const s = searches[j]!;
       const id = ids[slot]!;
-      if (id === '' || (allowed && !allowed.has(id))) continue;
-      if (proj) {
-        const b = slot * BOUND_DIMS;
-        let partial = 0;
-        for (let e = 0; e < BOUND_HALF; e += 4) {
-          partial +=
-            qp[e]! * proj[b + e]! +
-            qp[e + 1]! * proj[b + e + 1]! +
-            qp[e + 2]! * proj[b + e + 2]! +
-            qp[e + 3]! * proj[b + e + 3]!;
-        }
-        if (partial + qHalf * rest[2 * slot]! < need) continue;
-        for (let e = BOUND_HALF; e < BOUND_DIMS; e += 4) {
-          partial +=
-            qp[e]! * proj[b + e]! +
-            qp[e + 1]! * proj[b + e + 1]! +
-            qp[e + 2]! * proj[b + e + 2]! +
-            qp[e + 3]! * proj[b + e + 3]!;
-        }
-        if (partial + qRest * rest[2 * slot + 1]! < need) continue;
-      }
-      const score = dotAt(data, slot * d, query, d);
-      if (score < floor) continue;
-      top.offer(slot, score);
-      need = Math.max(floor, top.least) - BOUND_SLACK;
+      if (id === '' || (s.allowed && !s.allowed.has(id))) continue;
+      const score = dotAt(data, slot * d, s.query, d);
+      if (score < s.floor) continue;
+      s.top.offer(slot, score);
     }
   }
+
+  /** Every row of [start, end) scored: for a matrix too small to keep a bound. */
+  #plainRows(ids: readonly string[], data: Float32Array, s: Search, start: number, end: number): void {
+    const d = this.model.dim;
+    for (let slot = start; slot < end; slot++) {
+      const id = ids[slot]!;
+      if (id === '' || (s.allowed && !s.allowed.has(id))) continue;
+      const score = dotAt(data, slot * d, s.query, d);
+      if (score < s.floor) continue;
+      s.top.offer(slot, score);
+    }
+  }
+}
+
+/** The bound a row must reach to be a candidate of `s` now: its floor, or its k-th best once it has k. */
+function needOf(s: Search): number {
+  return Math.max(s.floor, s.top.least) - BOUND_SLACK;
+}
+
+function setQuery(bound: PrincipalBound, j: number, query: Float32Array): void {
+  const { coords, rest } = projectQuery(bound.basis, query);
+  bound.memory.setQuery(j, coords, rest);
 }
 
 /**
