@@ -141,6 +141,21 @@ describe('vector matrix with its bound', () => {
     await compare(matrix, live, queries);
   });
 
+  it('answers a search asked at any moment as the pass before it ends', async () => {
+    const vectors = spread(500, 5);
+    const client = await vectorTable(dir, 'small', vectors);
+    clients.push(client);
+    const matrix = new VectorMatrix(model);
+    await matrix.refresh(drizzleFor(client));
+    for (let ticks = 0; ticks < 8; ticks++) {
+      const first = matrix.search(vectors[0]!, 3);
+      let chained = first;
+      for (let i = 0; i < ticks; i++) chained = chained.then((x) => x);
+      const second = await chained.then(() => matrix.search(vectors[1]!, 3));
+      expect(second[0]!.id).toBe('e1');
+    }
+  });
+
   it('keeps exactly what a plain scan keeps among vectors in no particular direction', async () => {
     const vectors = spread(ROWS + 40, 11);
     const queries = vectors.splice(ROWS);

@@ -288,9 +288,16 @@ export class VectorMatrix {
     if (k <= 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ query, k, allowed, floor, top: new TopK(k), resolve, reject });
-      this.#passing ??= this.#passes().finally(() => {
-        this.#passing = null;
-      });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#passing) return;
+    this.#passing = this.#passes().finally(() => {
+      this.#passing = null;
+      // A search that came after the last pass took its searches, before this ran.
+      if (this.#waiting.length > 0) this.#schedule();
     });
   }
 
