@@ -1,16 +1,17 @@
 /**
  * The bound test of principal-bound.ts as a WebAssembly SIMD function, run for up to
  * KERNEL_QUERIES queries in one pass over the rows. In JavaScript the test cost ~5 ms a
- * query at 100k rows, half of it waiting on memory (each row's coordinates are read once per
- * query) and half on one multiply-add at a time; here four lanes work at once and a row read
- * once serves every query of the pass (1.1 ms a query with 8 together). It only chooses
- * candidates: the caller computes each candidate's cosine exactly, so what is kept does not
- * depend on the kernel's float32 rounding (far below BOUND_SLACK, see principal-bound.ts).
+ * search at 100k rows (float32 coordinates, a multiply-add at a time, the rows read once
+ * per search); here eight int16 products go in one instruction, a row read once serves every
+ * search of the pass, and few branches are taken (0.55 ms a search, three in a pass). It
+ * only chooses candidates: the scan thread computes each candidate's cosine exactly, so what
+ * is kept does not depend on the kernel's rounding (covered by BOUND_SLACK).
  *
  * The module is a few hundred bytes written here opcode by opcode (no toolchain, nothing to
- * build); `kernelModule()` compiles it once per process.
+ * build). It runs on the scan thread (scan-thread.ts), over memory shared with the thread
+ * that keeps the matrix.
  */
-import { BOUND_DIMS, BOUND_STAGES } from './principal-bound.ts';
+import { BOUND_DIMS, BOUND_STAGES, COORD_SCALE, REST_STRIDE } from './principal-bound.ts';
 
 /** Queries tested in one pass. */
 export const KERNEL_QUERIES = 8;
@@ -18,39 +19,38 @@ export const KERNEL_QUERIES = 8;
 /** Rows per call at most: the candidate buffer holds a pair for each row and query. */
 export const KERNEL_ROWS = 16_384;
 
-/** Bytes of a row's coordinates, and of its residual norms (one after each stage, padded to 16). */
-const PROJ_BYTES = BOUND_DIMS * 4;
-const REST_BYTES = 16;
-/** A query's block: its coordinates, its residual norm after each stage, then the cosine it needs. */
-const QUERY_BYTES = PROJ_BYTES + 32;
-const NEED_AT = PROJ_BYTES + 16;
+/** Bytes of a row's int16 coordinates, and of its residual norms (one float32 after each stage). */
+const PROJ_BYTES = BOUND_DIMS * 2;
+const REST_BYTES = REST_STRIDE * 4;
+/** A query's block: its int16 coordinates, its residual norm after each stage, then the cosine it needs. */
+export const QUERY_BYTES = PROJ_BYTES + 32;
+export const REST_AT = PROJ_BYTES;
+export const NEED_AT = PROJ_BYTES + 16;
 const PAGE = 65_536;
+/** The most pages a shared memory may declare (4 GiB): the kernel takes any memory up to it. */
+const MAX_PAGES = 65_536;
 
-type KernelScan = (
-  proj: number,
-  rest: number,
-  queries: number,
-  count: number,
-  start: number,
-  end: number,
-  out: number,
-) => number;
+/** Where each region of a bound's memory starts, in bytes. */
+export interface KernelOffsets {
+  proj: number;
+  rest: number;
+  queries: number;
+  pairs: number;
+}
 
 /**
- * Per bound: one linear memory of [coordinates | residual norms | queries | candidates], and
- * the kernel bound to it. A bigger matrix gets a new one (copied), never a grown one, so a
- * scan under way keeps reading the views it started with.
+ * Per bound: one shared linear memory of [coordinates | residual norms | queries |
+ * candidates]. A bigger matrix gets a new one (copied), never a grown one, so a pass under
+ * way keeps reading the rows it started with.
  */
 export class BoundMemory {
   readonly capacity: number;
-  /** capacity × BOUND_DIMS coordinates. */
-  readonly proj: Float32Array;
-  /** capacity × 4: each row's norm outside the first 8, 16, 32 and 64 directions. */
+  readonly memory: WebAssembly.Memory;
+  readonly offsets: KernelOffsets;
+  /** capacity × BOUND_DIMS coordinates, × COORD_SCALE. */
+  readonly proj: Int16Array;
+  /** capacity × REST_STRIDE: each row's norm outside the directions of each stage. */
   readonly rest: Float32Array;
-  readonly #queries: Float32Array;
-  readonly #pairs: Int32Array;
-  readonly #offsets: { proj: number; rest: number; queries: number; pairs: number };
-  readonly #scan: KernelScan;
 
   constructor(capacity: number) {
     this.capacity = capacity;
@@ -58,50 +58,16 @@ export class BoundMemory {
     const rest = proj + capacity * PROJ_BYTES;
     const queries = rest + capacity * REST_BYTES;
     const pairs = queries + KERNEL_QUERIES * QUERY_BYTES;
-    const bytes = pairs + KERNEL_ROWS * KERNEL_QUERIES * 8;
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
-    const instance = new WebAssembly.Instance(kernelModule(), { env: { memory } });
-    this.#scan = instance.exports.scan as KernelScan;
-    this.#offsets = { proj, rest, queries, pairs };
-    this.proj = new Float32Array(memory.buffer, proj, capacity * BOUND_DIMS);
-    this.rest = new Float32Array(memory.buffer, rest, capacity * 4);
-    this.#queries = new Float32Array(memory.buffer, queries, (KERNEL_QUERIES * QUERY_BYTES) / 4);
-    this.#pairs = new Int32Array(memory.buffer, pairs, KERNEL_ROWS * KERNEL_QUERIES * 2);
+    const pages = Math.ceil((pairs + KERNEL_ROWS * KERNEL_QUERIES * 8) / PAGE);
+    this.memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    this.offsets = { proj, rest, queries, pairs };
+    this.proj = new Int16Array(this.memory.buffer, proj, capacity * BOUND_DIMS);
+    this.rest = new Float32Array(this.memory.buffer, rest, capacity * REST_STRIDE);
   }
 
-  /** Sets query `j` of the pass: its coordinates and residual norms (see projectQuery). */
-  setQuery(j: number, coords: Float64Array, rest: readonly number[]): void {
-    const at = (j * QUERY_BYTES) / 4;
-    this.#queries.set(coords, at);
-    this.#queries.set(rest, at + BOUND_DIMS);
+  get bytes(): number {
+    return this.memory.buffer.byteLength;
   }
-
-  /** The bound query `j` needs a row to reach to be a candidate. */
-  setNeed(j: number, need: number): void {
-    this.#queries[(j * QUERY_BYTES + NEED_AT) / 4] = need;
-  }
-
-  /**
-   * Tests rows [start, end) against the first `count` queries; returns how many
-   * (row, query) pairs passed every stage, in row order, read with `pair`.
-   */
-  scan(count: number, start: number, end: number): number {
-    const o = this.#offsets;
-    return this.#scan(o.proj, o.rest, o.queries, count, start, end, o.pairs);
-  }
-
-  /** The slot and the query of the i-th candidate of the last scan. */
-  pair(i: number): [slot: number, query: number] {
-    return [this.#pairs[2 * i]!, this.#pairs[2 * i + 1]!];
-  }
-}
-
-let compiled: WebAssembly.Module | null = null;
-
-/** The kernel's module, compiled on first use. */
-export function kernelModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(kernelBytes());
-  return compiled;
 }
 
 // --- The module, in WebAssembly's binary format ------------------------------------------
@@ -145,9 +111,11 @@ const op = {
   f32Load: (offset: number) => [0x2a, 2, ...uleb(offset)],
   i32Store: (offset: number) => [0x36, 2, ...uleb(offset)],
   v128Load: (offset: number) => [0xfd, 0x00, 4, ...uleb(offset)],
-  f32x4Add: [0xfd, ...uleb(0xe4)],
-  f32x4Mul: [0xfd, ...uleb(0xe6)],
-  f32x4Lane: (lane: number) => [0xfd, 0x1f, lane],
+  f32ConvertI32: [0xb2],
+  f32Const: (x: number) => [0x43, ...new Uint8Array(new Float32Array([x]).buffer)],
+  i32x4Add: [0xfd, ...uleb(0xae)],
+  i32x4DotI16x8: [0xfd, ...uleb(0xba)],
+  i32x4Lane: (lane: number) => [0xfd, 0x1b, lane],
   block: [0x02, 0x40],
   loop: [0x03, 0x40],
   end: [0x0b],
@@ -177,40 +145,46 @@ const L = {
  * scan(proj, rest, queries, count, start, end, out) → pairs, as this loop would:
  *
  *   for row in [start, end): for j in [0, count):
- *     acc = 0
+ *     acc = 0                                          (int32, exact)
  *     for each stage [a, b) of BOUND_STAGES, k its index:
- *       acc += q_j[a..b) · proj_row[a..b)             (four lanes at a time)
- *       if sum(acc) + qRest_j[k] * rest_row[k] < need_j: next j
+ *       acc += q_j[a..b) · proj_row[a..b)             (eight int16 products at a time)
+ *       if sum(acc) / COORD_SCALE² + qRest_j[k] * rest_row[k] < need_j: next j
  *     out[n++] = (row, j)
+ *
+ * The sums cannot overflow: |q|, |v| ≤ 1, so each lane's sum is at most COORD_SCALE² = 2^28.
  */
-function kernelBytes(): Uint8Array<ArrayBuffer> {
+export function kernelBytes(): Uint8Array<ArrayBuffer> {
+  // The four lanes added, as the bound's float: sum / COORD_SCALE² (a power of two: exact).
   const sum = [
     ...op.get(L.acc),
-    ...op.f32x4Lane(0),
+    ...op.i32x4Lane(0),
     ...op.get(L.acc),
-    ...op.f32x4Lane(1),
-    ...op.f32Add,
+    ...op.i32x4Lane(1),
+    ...op.i32Add,
     ...op.get(L.acc),
-    ...op.f32x4Lane(2),
+    ...op.i32x4Lane(2),
     ...op.get(L.acc),
-    ...op.f32x4Lane(3),
-    ...op.f32Add,
-    ...op.f32Add,
+    ...op.i32x4Lane(3),
+    ...op.i32Add,
+    ...op.i32Add,
+    ...op.f32ConvertI32,
+    ...op.f32Const(1 / (COORD_SCALE * COORD_SCALE)),
+    ...op.f32Mul,
   ];
   const stages: number[] = [];
   let from = 0;
   for (const [k, to] of BOUND_STAGES.entries()) {
     if (from > 0) stages.push(...op.get(L.acc));
-    for (let e = from; e < to; e += 4) {
-      stages.push(...op.get(L.q), ...op.v128Load(e * 4), ...op.get(L.p), ...op.v128Load(e * 4), ...op.f32x4Mul);
-      if (e > 0) stages.push(...op.f32x4Add);
+    for (let e = from; e < to; e += 8) {
+      stages.push(...op.get(L.q), ...op.v128Load(e * 2), ...op.get(L.p), ...op.v128Load(e * 2), ...op.i32x4DotI16x8);
+      if (e > 0) stages.push(...op.i32x4Add);
     }
     stages.push(...op.set(L.acc));
     // The bound so far; below the need, the next query (br 0 leaves the block around the stages).
     stages.push(
       ...sum,
       ...op.get(L.q),
-      ...op.f32Load(PROJ_BYTES + 4 * k),
+      ...op.f32Load(REST_AT + 4 * k),
       ...op.get(L.r),
       ...op.f32Load(4 * k),
       ...op.f32Mul,
@@ -294,7 +268,8 @@ function kernelBytes(): Uint8Array<ArrayBuffer> {
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, list([[0x60, ...list(params), ...list([[I32]])]])),
-    ...section(2, list([[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]])),
+    // A shared memory (limits 0x03: shared, with a maximum) of 1 to MAX_PAGES pages.
+    ...section(2, list([[...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(MAX_PAGES)]])),
     ...section(3, list([[0]])),
     ...section(7, list([[...name('scan'), 0x00, 0]])),
     ...section(10, list([[...uleb(code.length), ...code]])),

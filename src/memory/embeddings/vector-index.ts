@@ -1,16 +1,16 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { BoundMemory, KERNEL_QUERIES, KERNEL_ROWS } from './bound-kernel.ts';
+import { BoundMemory, KERNEL_QUERIES } from './bound-kernel.ts';
 import {
   BOUND_DIMS,
-  BOUND_SLACK,
-  BOUND_STAGES,
   type PrincipalBound,
   principalBasis,
   projectQuery,
   projectRow,
+  REST_STRIDE,
 } from './principal-bound.ts';
+import { scanThread } from './scan-thread.ts';
 import type { VectorModel } from './vector-store.ts';
 
 /** One scored vector. */
@@ -19,17 +19,11 @@ export interface VectorMatch {
   cosine: number;
 }
 
-/** Rows scanned between two yields to the event loop (~2 ms of work at 100 dimensions). */
-const SCAN_CHUNK = KERNEL_ROWS;
+/** Rows scanned between two yields to the event loop by a plain scan (~2 ms at 100 dimensions). */
+const SCAN_CHUNK = 16_384;
 
 /** Rows projected between two yields when a bound is built (64 products of 100 dimensions each). */
 const PROJECT_CHUNK = 1_024;
-
-/**
- * Rows of a pass's first kernel call: while a search has fewer than its k, every row is a
- * candidate, so the calls start small and double, and the k-th best soon prunes.
- */
-const FIRST_STEP = 256;
 
 /** Rows read per statement when loading: memory stays one page, and other requests run between pages. */
 const LOAD_PAGE = 2_048;
@@ -68,7 +62,10 @@ export class VectorMatrix {
   #slot = new Map<string, number>();
   /** The entry_vectors seq of each slot's row. */
   #seqs: number[] = [];
-  #data = new Float32Array(0);
+  /** The vectors, on shared memory: the scan thread reads them (see scan-thread.ts). */
+  #data = sharedFloats(0);
+  /** 1 at each slot that holds a vector, 0 at a hole; shared with the scan thread too. */
+  #live = sharedBytes(0);
   #lastSeq = 0;
   #lastDrop = 0;
   /** Lets a scan skip rows that cannot reach the cosine it needs (see principal-bound.ts); null while small. */
@@ -87,9 +84,9 @@ export class VectorMatrix {
     return this.#slot.size;
   }
 
-  /** Bytes held: the floats' capacity and, roughly, the ids, their seqs and their map. */
+  /** Bytes held: the floats' capacity, the bound and, roughly, the ids, their seqs and their map. */
   get bytes(): number {
-    return this.#data.byteLength + this.ids.length * 104;
+    return this.#data.byteLength + (this.#bound?.memory.bytes ?? 0) + this.ids.length * 105;
   }
 
   has(id: string): boolean {
@@ -156,7 +153,8 @@ export class VectorMatrix {
     this.ids = [];
     this.#slot = new Map();
     this.#seqs = [];
-    this.#data = new Float32Array(0);
+    this.#data = sharedFloats(0);
+    this.#live = sharedBytes(0);
     this.#lastSeq = 0;
     this.#lastDrop = 0;
     this.#bound = null;
@@ -172,9 +170,12 @@ export class VectorMatrix {
   #grow(rows: number): void {
     const need = rows * this.model.dim;
     if (need <= this.#data.length) return;
-    const grown = new Float32Array(need);
+    const grown = sharedFloats(need);
     grown.set(this.#data);
     this.#data = grown;
+    const live = sharedBytes(rows);
+    live.set(this.#live);
+    this.#live = live;
     const bound = this.#bound;
     if (bound) {
       const memory = new BoundMemory(rows);
@@ -213,9 +214,7 @@ export class VectorMatrix {
       this.#lastDrop = Number(d.seq);
       const slot = this.#slot.get(d.entry_id);
       if (slot === undefined || this.#seqs[slot] !== Number(d.vector_seq)) continue;
-      // A hole, not a move: a scan under way keeps the slots it started with.
-      this.ids[slot] = '';
-      this.#slot.delete(d.entry_id);
+      this.#hole(slot);
     }
     if (this.ids.length - this.#slot.size > Math.max(1024, this.ids.length * HOLES_MAX)) this.#compact();
     return true;
@@ -227,10 +226,11 @@ export class VectorMatrix {
     const ids: string[] = [];
     const seqs: number[] = [];
     const capacity = Math.max(1024, this.#slot.size + (this.#slot.size >> 4));
-    const data = new Float32Array(capacity * d);
+    const data = sharedFloats(capacity * d);
+    const live = sharedBytes(capacity);
     const old = this.#bound;
     const bound = old && { ...old, memory: new BoundMemory(capacity) };
-    const stages = BOUND_STAGES.length;
+    const stages = REST_STRIDE;
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
@@ -241,6 +241,7 @@ export class VectorMatrix {
         bound.memory.rest.set(old.memory.rest.subarray(slot * stages, (slot + 1) * stages), to * stages);
       }
       slots.set(id, to);
+      live[to] = 1;
       ids.push(id);
       seqs.push(this.#seqs[slot]!);
     }
@@ -248,25 +249,37 @@ export class VectorMatrix {
     this.#seqs = seqs;
     this.#slot = slots;
     this.#data = data;
+    this.#live = live;
     this.#bound = bound;
   }
 
-  /** Stores a row's bytes in the entry's slot (a new one at the end), copied straight into the matrix. */
+  /**
+   * Stores a row's bytes in a new slot at the end, copied straight into the matrix; the
+   * entry's old row, if any, becomes a hole. A written slot never changes: the scan thread
+   * may be reading it.
+   */
   #put(id: string, bytes: ArrayBuffer | Uint8Array, seq: number): void {
     const d = this.model.dim;
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     if (u8.byteLength !== d * 4) return;
-    let slot = this.#slot.get(id);
-    if (slot === undefined) {
-      slot = this.ids.length;
-      if ((slot + 1) * d > this.#data.length) this.#grow(Math.max(1024, slot * 2));
-      this.ids.push(id);
-      this.#seqs.push(seq);
-      this.#slot.set(id, slot);
-    }
-    this.#seqs[slot] = seq;
+    const old = this.#slot.get(id);
+    if (old !== undefined) this.#hole(old);
+    const slot = this.ids.length;
+    if ((slot + 1) * d > this.#data.length) this.#grow(Math.max(1024, slot * 2));
+    this.ids.push(id);
+    this.#seqs.push(seq);
+    this.#slot.set(id, slot);
     new Uint8Array(this.#data.buffer, slot * d * 4, d * 4).set(u8);
+    this.#live[slot] = 1;
     if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound.memory, slot);
+  }
+
+  /** A hole, not a move: a scan under way keeps the slots it started with. */
+  #hole(slot: number): void {
+    const id = this.ids[slot]!;
+    this.ids[slot] = '';
+    this.#live[slot] = 0;
+    if (this.#slot.get(id) === slot) this.#slot.delete(id);
   }
 
   /**
@@ -274,8 +287,9 @@ export class VectorMatrix {
    * among `allowed` when given: exactly what a full scan keeps, but rows whose bound cannot
    * reach the floor, or the k-th best so far, are skipped. Searches that arrive while a pass
    * is under way share the next one (up to KERNEL_QUERIES): each row's bound is read once
-   * for all of them. A pass yields to the event loop every SCAN_CHUNK rows, so a large
-   * workspace never holds up other requests for long.
+   * for all of them. A pass runs on the scan thread (see scan-thread.ts), so the event loop
+   * only sends the searches and names the slots that come back; a matrix too small for a
+   * bound is scanned here, yielding every SCAN_CHUNK rows.
    *
    * @example await matrix.search(q, 50) // [{ id: '0193…', cosine: 0.82 }, ...]
    */
@@ -315,28 +329,12 @@ export class VectorMatrix {
   }
 
   async #pass(searches: Search[]): Promise<void> {
-    // A refresh during a yield appends rows or swaps in new arrays; the ones read here stay
-    // valid for the slots they held, so the pass sees one consistent state.
+    // A refresh meanwhile appends rows or swaps in new arrays; the ones read here stay valid
+    // for the slots they held, so the pass sees one consistent state.
     const ids = this.ids;
-    const count = ids.length;
-    let data = this.#data;
-    let bound: PrincipalBound | null = null;
-    let since = 0;
-    for (let start = 0, step = FIRST_STEP; start < count; start += step, step = Math.min(2 * step, SCAN_CHUNK)) {
-      if (since >= SCAN_CHUNK) {
-        since = 0;
-        await nextTurn();
-        if (this.ids === ids) data = this.#data;
-      }
-      const end = Math.min(count, start + step);
-      since += end - start;
-      // Rows the bound holds (all while the ids are the ones the pass started with).
-      const current: PrincipalBound | null = this.ids === ids ? this.#bound : bound;
-      if (current && current !== bound) for (const [j, s] of searches.entries()) setQuery(current, j, s.query);
-      bound = current;
-      if (bound) this.#kernelRows(ids, data, bound, searches, start, end);
-      else for (const s of searches) this.#plainRows(ids, data, s, start, end);
-    }
+    const bound = this.#bound;
+    if (bound) await this.#threadPass(ids, bound, searches);
+    else await this.#plainPass(ids, searches);
     for (const s of searches) {
       // A row removed during the pass leaves a hole: it is gone, so it is not returned.
       s.resolve(
@@ -348,31 +346,52 @@ export class VectorMatrix {
     }
   }
 
-  /** The kernel picks the candidates of rows [start, end) for every search; each gets its exact cosine. */
-  #kernelRows(
-    ids: readonly string[],
-    data: Float32Array,
-    bound: PrincipalBound,
-    searches: Search[],
-    start: number,
-    end: number,
-  ): void {
-    const d = this.model.dim;
-    const { memory } = bound;
-    for (const [j, s] of searches.entries()) memory.setNeed(j, Math.fround(needOf(s)));
-    const pairs = memory.scan(searches.length, start, end);
-    for (let i = 0; i < pairs; i++) {
-      const [slot, j] = memory.pair(i);
-      const s = searches[j]!;
-      const id = ids[slot]!;
-      if (id === '' || (s.allowed && !s.allowed.has(id))) continue;
-      const score = dotAt(data, slot * d, s.query, d);
-      if (score < s.floor) continue;
-      s.top.offer(slot, score);
+  /** The pass on the scan thread: the kernel's candidates, each with its exact cosine. */
+  async #threadPass(ids: readonly string[], bound: PrincipalBound, searches: Search[]): Promise<void> {
+    const count = ids.length;
+    const found = await scanThread().run({
+      bound: bound.memory,
+      data: this.#data,
+      live: this.#live,
+      dim: this.model.dim,
+      count,
+      searches: searches.map((s) => ({
+        query: s.query,
+        ...projectQuery(bound.basis, s.query),
+        k: s.k,
+        floor: s.floor,
+        allowed: s.allowed && this.#slotsOf(s.allowed, count),
+      })),
+    });
+    for (const [j, s] of searches.entries()) {
+      const { slots, scores } = found[j]!;
+      for (const [i, slot] of slots.entries()) s.top.offer(slot, scores[i]!);
     }
   }
 
-  /** Every row of [start, end) scored: for a matrix too small to keep a bound. */
+  /** 1 at the slot of each of `allowed` below `count`. */
+  #slotsOf(allowed: ReadonlySet<string>, count: number): Uint8Array {
+    const marks = new Uint8Array(count);
+    for (const id of allowed) {
+      const slot = this.#slot.get(id);
+      if (slot !== undefined && slot < count) marks[slot] = 1;
+    }
+    return marks;
+  }
+
+  /** Every row scored here, yielding every SCAN_CHUNK rows: for a matrix too small to keep a bound. */
+  async #plainPass(ids: readonly string[], searches: Search[]): Promise<void> {
+    let data = this.#data;
+    for (let start = 0; start < ids.length; start += SCAN_CHUNK) {
+      if (start > 0) {
+        await nextTurn();
+        if (this.ids === ids) data = this.#data;
+      }
+      const end = Math.min(ids.length, start + SCAN_CHUNK);
+      for (const s of searches) this.#plainRows(ids, data, s, start, end);
+    }
+  }
+
   #plainRows(ids: readonly string[], data: Float32Array, s: Search, start: number, end: number): void {
     const d = this.model.dim;
     for (let slot = start; slot < end; slot++) {
@@ -385,15 +404,8 @@ export class VectorMatrix {
   }
 }
 
-/** The bound a row must reach to be a candidate of `s` now: its floor, or its k-th best once it has k. */
-function needOf(s: Search): number {
-  return Math.max(s.floor, s.top.least) - BOUND_SLACK;
-}
-
-function setQuery(bound: PrincipalBound, j: number, query: Float32Array): void {
-  const { coords, rest } = projectQuery(bound.basis, query);
-  bound.memory.setQuery(j, coords, rest);
-}
+const sharedFloats = (length: number) => new Float32Array(new SharedArrayBuffer(length * 4));
+const sharedBytes = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
 
 /**
  * The dot product of `q` and the row at `base`, summed in the same order as a plain loop
