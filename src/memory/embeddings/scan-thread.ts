@@ -1,5 +1,13 @@
 import { Worker } from 'node:worker_threads';
-import { type BoundMemory, KERNEL_ROWS, kernelBytes, NEED_AT, QUERY_BYTES, REST_AT } from './bound-kernel.ts';
+import {
+  type BoundMemory,
+  KERNEL_QUERIES,
+  KERNEL_ROWS,
+  kernelBytes,
+  NEED_AT,
+  QUERY_BYTES,
+  REST_AT,
+} from './bound-kernel.ts';
 import { BOUND_DIMS, BOUND_SLACK, COORD_SCALE } from './principal-bound.ts';
 
 /**
@@ -20,13 +28,18 @@ export interface ThreadSearch {
   allowed: Uint8Array | null;
 }
 
-/** A pass over rows [0, count) of one matrix: everything is shared memory but the searches. */
-export interface ThreadPass {
+/** A matrix's shared memory, as the scan thread reads it: registered once, then named by id. */
+export interface ThreadArrays {
   bound: BoundMemory;
   /** The vectors, `dim` floats a slot, on a SharedArrayBuffer. */
   data: Float32Array;
   /** 1 at each slot that holds a vector, 0 at a hole, on a SharedArrayBuffer. */
   live: Uint8Array;
+}
+
+/** A pass over rows [0, count) of arrays the thread was given (`share`). */
+export interface ThreadPass {
+  arrays: number;
   dim: number;
   count: number;
   searches: ThreadSearch[];
@@ -51,7 +64,17 @@ export class ScanThread {
   #stopped: Error | null = null;
 
   constructor() {
-    const constants = { BOUND_DIMS, BOUND_SLACK, COORD_SCALE, KERNEL_ROWS, NEED_AT, QUERY_BYTES, REST_AT, FIRST_STEP };
+    const constants = {
+      BOUND_DIMS,
+      BOUND_SLACK,
+      COORD_SCALE,
+      KERNEL_QUERIES,
+      KERNEL_ROWS,
+      NEED_AT,
+      QUERY_BYTES,
+      REST_AT,
+      FIRST_STEP,
+    };
     this.#worker = new Worker(SCAN_THREAD_SOURCE, { eval: true, workerData: { bytes: kernelBytes(), constants } });
     this.#worker.unref();
     this.#worker.on('message', (reply: { id: number; found?: ThreadFound[]; error?: string }) => this.#answer(reply));
@@ -62,15 +85,30 @@ export class ScanThread {
     });
   }
 
+  /**
+   * Gives the thread a matrix's arrays, once (sending shared memory costs far more than a
+   * pass's searches); passes then name them by the id returned.
+   */
+  share(arrays: ThreadArrays): number {
+    const id = ++this.#ids;
+    const { bound, data, live } = arrays;
+    this.#worker.postMessage({ share: id, memory: bound.memory, offsets: bound.offsets, data, live });
+    return id;
+  }
+
+  /** The thread lets go of arrays: after the passes sent before, which may still use them. */
+  unshare(id: number): void {
+    if (!this.#stopped) this.#worker.postMessage({ unshare: id });
+  }
+
   /** Runs a pass; resolves with each search's best, in the order of the searches. */
   run(pass: ThreadPass): Promise<ThreadFound[]> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = ++this.#ids;
-    const { bound, data, live, dim, count, searches } = pass;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, memory: bound.memory, offsets: bound.offsets, data, live, dim, count, searches });
+      this.#worker.postMessage({ id, ...pass });
     });
   }
 
@@ -105,24 +143,37 @@ export function scanThread(): ScanThread {
  */
 const SCAN_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { BOUND_DIMS, BOUND_SLACK, COORD_SCALE, KERNEL_ROWS, NEED_AT, QUERY_BYTES, REST_AT, FIRST_STEP } = workerData.constants;
+const { BOUND_DIMS, BOUND_SLACK, COORD_SCALE, KERNEL_QUERIES, KERNEL_ROWS, NEED_AT, QUERY_BYTES, REST_AT, FIRST_STEP } = workerData.constants;
 const kernel = new WebAssembly.Module(workerData.bytes);
 
+const shared = new Map();
+
 parentPort.on('message', (m) => {
+  if (m.share !== undefined) return share(m);
+  if (m.unshare !== undefined) return shared.delete(m.unshare);
   let reply;
   try {
-    reply = { id: m.id, found: pass(m) };
+    reply = { id: m.id, found: pass(shared.get(m.arrays), m) };
   } catch (e) {
     reply = { id: m.id, error: String((e && e.stack) || e) };
   }
   parentPort.postMessage(reply);
 });
 
-function pass({ memory, offsets, data, live, dim, count, searches }) {
-  const scan = new WebAssembly.Instance(kernel, { env: { memory } }).exports.scan;
-  const coords = new Int16Array(memory.buffer, offsets.queries, (searches.length * QUERY_BYTES) / 2);
-  const floats = new Float32Array(memory.buffer, offsets.queries, (searches.length * QUERY_BYTES) / 4);
-  const pairs = new Int32Array(memory.buffer, offsets.pairs, KERNEL_ROWS * searches.length * 2);
+function share({ share: id, memory, offsets, data, live }) {
+  const { buffer } = memory;
+  shared.set(id, {
+    scan: new WebAssembly.Instance(kernel, { env: { memory } }).exports.scan,
+    offsets,
+    data,
+    live,
+    coords: new Int16Array(buffer, offsets.queries, (KERNEL_QUERIES * QUERY_BYTES) / 2),
+    floats: new Float32Array(buffer, offsets.queries, (KERNEL_QUERIES * QUERY_BYTES) / 4),
+    pairs: new Int32Array(buffer, offsets.pairs, KERNEL_ROWS * KERNEL_QUERIES * 2),
+  });
+}
+
+function pass({ scan, offsets, data, live, coords, floats, pairs }, { dim, count, searches }) {
   const tops = searches.map((s, j) => {
     // Quantized as the rows are (principal-bound.ts's quantize).
     for (let e = 0; e < BOUND_DIMS; e++) {

@@ -10,7 +10,7 @@ import {
   projectRow,
   REST_STRIDE,
 } from './principal-bound.ts';
-import { scanThread } from './scan-thread.ts';
+import { type ScanThread, scanThread, type ThreadArrays } from './scan-thread.ts';
 import type { VectorModel } from './vector-store.ts';
 
 /** One scored vector. */
@@ -30,6 +30,12 @@ const LOAD_PAGE = 2_048;
 
 /** Removed rows are left as holes until they are this share of the matrix (then it is compacted). */
 const HOLES_MAX = 0.25;
+
+/**
+ * Passes sent to the scan thread at once: one runs while the next waits there, so the
+ * thread goes from one to the next without waiting for this thread to send it.
+ */
+const PASSES_IN_FLIGHT = 2;
 
 /** Below this many vectors a plain scan is cheap: no bound is kept. */
 const BOUND_MIN_ROWS = 4_096;
@@ -73,7 +79,10 @@ export class VectorMatrix {
   #refreshing: Promise<void> | null = null;
   /** Searches for the next pass, and the pass under way. */
   #waiting: Search[] = [];
-  #passing: Promise<void> | null = null;
+  #inFlight = 0;
+  #scheduled = false;
+  /** The arrays the scan thread was last given, and their id there. */
+  #shared: (ThreadArrays & { thread: ScanThread; id: number }) | null = null;
 
   constructor(model: VectorModel) {
     this.model = model;
@@ -307,24 +316,28 @@ export class VectorMatrix {
   }
 
   #schedule(): void {
-    if (this.#passing) return;
-    this.#passing = this.#passes().finally(() => {
-      this.#passing = null;
-      // A search that came after the last pass took its searches, before this ran.
-      if (this.#waiting.length > 0) this.#schedule();
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // Searches asked in the same turn share a pass.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#start();
     });
   }
 
-  /** Runs passes while searches wait; the first waits a turn, so that searches asked together share it. */
-  async #passes(): Promise<void> {
-    await nextTurn();
-    while (this.#waiting.length > 0) {
+  /** Starts passes for the waiting searches while fewer than PASSES_IN_FLIGHT are out. */
+  #start(): void {
+    while (this.#waiting.length > 0 && this.#inFlight < PASSES_IN_FLIGHT) {
       const pass = this.#waiting.splice(0, KERNEL_QUERIES);
-      try {
-        await this.#pass(pass);
-      } catch (error) {
-        for (const s of pass) s.reject(error);
-      }
+      this.#inFlight++;
+      this.#pass(pass)
+        .catch((error: unknown) => {
+          for (const s of pass) s.reject(error);
+        })
+        .finally(() => {
+          this.#inFlight--;
+          this.#start();
+        });
     }
   }
 
@@ -350,9 +363,7 @@ export class VectorMatrix {
   async #threadPass(ids: readonly string[], bound: PrincipalBound, searches: Search[]): Promise<void> {
     const count = ids.length;
     const found = await scanThread().run({
-      bound: bound.memory,
-      data: this.#data,
-      live: this.#live,
+      arrays: this.#shareWith(scanThread(), bound.memory),
       dim: this.model.dim,
       count,
       searches: searches.map((s) => ({
@@ -367,6 +378,19 @@ export class VectorMatrix {
       const { slots, scores } = found[j]!;
       for (const [i, slot] of slots.entries()) s.top.offer(slot, scores[i]!);
     }
+  }
+
+  /** The id the scan thread knows the current arrays by, giving them to it when they changed. */
+  #shareWith(thread: ScanThread, bound: BoundMemory): number {
+    const was = this.#shared;
+    if (was?.thread === thread && was.bound === bound && was.data === this.#data && was.live === this.#live)
+      return was.id;
+    if (was?.thread === thread) thread.unshare(was.id);
+    const arrays = { bound, data: this.#data, live: this.#live };
+    this.#shared = { ...arrays, thread, id: thread.share(arrays) };
+    forgotten.unregister(this);
+    forgotten.register(this, { thread, id: this.#shared.id }, this);
+    return this.#shared.id;
   }
 
   /** 1 at the slot of each of `allowed` below `count`. */
@@ -403,6 +427,9 @@ export class VectorMatrix {
     }
   }
 }
+
+/** A matrix dropped (its workspace left the cache): the scan thread lets go of its arrays. */
+const forgotten = new FinalizationRegistry<{ thread: ScanThread; id: number }>(({ thread, id }) => thread.unshare(id));
 
 const sharedFloats = (length: number) => new Float32Array(new SharedArrayBuffer(length * 4));
 const sharedBytes = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
