@@ -24,6 +24,7 @@ import {
   type GqlClient,
   gqlClient,
   pool,
+  procCpuMs,
   procMemory,
   type ServerChild,
   sleep,
@@ -135,6 +136,8 @@ interface Side {
   gql: GqlClient;
   rssStartMb: number;
   captureMs: number;
+  /** Server CPU time (all threads) spent while its captures ran. */
+  captureCpuMs: number;
   notStored: number;
   latencies: number[];
   skipped: number;
@@ -156,6 +159,7 @@ async function startSide(mode: Mode, root: string, file: string): Promise<Side> 
     server,
     gql: gqlClient(server.url, WORKSPACE),
     captureMs: 0,
+    captureCpuMs: 0,
     notStored: 0,
     latencies: [],
     skipped: 0,
@@ -179,6 +183,7 @@ async function captureAlternating(sides: readonly Side[], texts: readonly string
     const slice = texts.slice(start, start + chunk);
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const t0 = performance.now();
+      const cpu0 = procCpuMs(side.server.pid);
       await pool(slice, 8, async (content) => {
         const data = await side.gql.request<{ capture: { outcome: string } }>(CAPTURE, {
           input: { content, kind: 'EPISODIC' },
@@ -186,6 +191,7 @@ async function captureAlternating(sides: readonly Side[], texts: readonly string
         if (data.capture.outcome !== 'STORED') side.notStored++;
       });
       side.captureMs += performance.now() - t0;
+      side.captureCpuMs += procCpuMs(side.server.pid) - cpu0;
     }
   }
 }
@@ -240,6 +246,7 @@ async function compareModes(
         recall: summarize(s.latencies),
         vectorArmSkipped: s.skipped,
         capturesPerS: captureTexts.length / (s.captureMs / 1000),
+        captureCpuMs: s.captureCpuMs / captureTexts.length,
         notStored: s.notStored,
         rssStartMb: s.rssStartMb,
         rssLoadedMb: rssLoaded[s.mode]!,
@@ -268,6 +275,7 @@ type ModesResult = {
     mode: Mode;
     recall: ReturnType<typeof summarize>;
     capturesPerS: number;
+    captureCpuMs: number;
     rssStartMb: number;
     rssLoadedMb: number;
     rssEndMb: number;
@@ -290,6 +298,7 @@ function formatModes(r: ModesResult, offMode: Mode, gloveMode: Mode): string {
     row(`recall p50 (ms) at ${n}`, off.recall.p50, glove.recall.p50, 1),
     row(`recall p95 (ms) at ${n}`, off.recall.p95, glove.recall.p95, 1),
     row(`captures/s at ${n}`, off.capturesPerS, glove.capturesPerS, 0),
+    row('server CPU per capture, all threads (ms)', off.captureCpuMs, glove.captureCpuMs, 2),
     row('server RSS after start (MB)', off.rssStartMb, glove.rssStartMb, 0),
     row(`server RSS, ${n} entries (and vectors) loaded (MB)`, off.rssLoadedMb, glove.rssLoadedMb, 0),
     row('server RSS after captures and recalls (MB)', off.rssEndMb, glove.rssEndMb, 0),
