@@ -141,6 +141,29 @@ describe('vector matrix with its bound', () => {
     await compare(matrix, live, queries);
   });
 
+  it('keeps exactly what a plain scan keeps while a new basis is chosen beside its searches', async () => {
+    const vectors = corpus(9_000 + 60, 13);
+    const queries = vectors.splice(9_000);
+    const client = await vectorTable(dir, 'growing', vectors.slice(0, 4_500));
+    clients.push(client);
+    const matrix = new VectorMatrix(model);
+    const db = drizzleFor(client);
+    await matrix.refresh(db);
+    // Doubled: the next refresh starts choosing a new basis and returns before it is done.
+    await client.batch(
+      vectors.slice(4_500).map((v, i) => ({
+        sql: 'INSERT INTO entry_vectors (entry_id, model, dim, vector) VALUES (?, ?, ?, ?)',
+        args: [`e${4_500 + i}`, model.model, DIM, Buffer.from(v.buffer, v.byteOffset, v.byteLength)],
+      })),
+      'write',
+    );
+    await matrix.refresh(db);
+    const live = vectors.map((v, i) => ({ id: `e${i}`, v }));
+    await compare(matrix, live, queries);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await compare(matrix, live, queries);
+  });
+
   it('answers a search asked at any moment as the pass before it ends', async () => {
     const vectors = spread(500, 5);
     const client = await vectorTable(dir, 'small', vectors);

@@ -143,13 +143,26 @@ function project(basis: Float64Array, v: Float32Array, base: number, dim: number
   const coords = new Float64Array(BOUND_DIMS);
   let norm = 0;
   for (let i = 0; i < dim; i++) norm += v[base + i]! * v[base + i]!;
+  // Four directions at a time: four sums that do not wait on each other (a rebuild projects every row).
+  for (let e = 0; e < BOUND_DIMS; e += 4) {
+    const [b0, b1, b2, b3] = [e * dim, (e + 1) * dim, (e + 2) * dim, (e + 3) * dim];
+    let [p0, p1, p2, p3] = [0, 0, 0, 0];
+    for (let i = 0; i < dim; i++) {
+      const x = v[base + i]!;
+      p0 += basis[b0 + i]! * x;
+      p1 += basis[b1 + i]! * x;
+      p2 += basis[b2 + i]! * x;
+      p3 += basis[b3 + i]! * x;
+    }
+    coords[e] = p0;
+    coords[e + 1] = p1;
+    coords[e + 2] = p2;
+    coords[e + 3] = p3;
+  }
   let inside = 0;
   const rest: number[] = [];
   for (let e = 0, stage = 0; e < BOUND_DIMS; e++) {
-    let p = 0;
-    for (let i = 0; i < dim; i++) p += basis[e * dim + i]! * v[base + i]!;
-    coords[e] = p;
-    inside += p * p;
+    inside += coords[e]! * coords[e]!;
     if (e + 1 === BOUND_STAGES[stage]) {
       rest.push(Math.sqrt(Math.max(0, norm - inside)));
       stage++;
