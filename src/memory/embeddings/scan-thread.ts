@@ -187,7 +187,7 @@ function pass({ scan, offsets, data, live, coords, floats, pairs }, { dim, count
     for (let j = 0; j < searches.length; j++) {
       floats[(j * QUERY_BYTES + NEED_AT) / 4] = Math.max(searches[j].floor, tops[j].least) - BOUND_SLACK;
     }
-    const n = scan(offsets.proj, offsets.rest, offsets.queries, searches.length, start, end, offsets.pairs);
+    const n = scan(offsets.rest, offsets.queries, searches.length, start, end, offsets.pairs, ...offsets.stages);
     for (let i = 0; i < n; i++) {
       const slot = pairs[2 * i];
       const j = pairs[2 * i + 1];

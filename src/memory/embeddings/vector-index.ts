@@ -2,14 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { BoundMemory, KERNEL_QUERIES } from './bound-kernel.ts';
-import {
-  BOUND_DIMS,
-  type PrincipalBound,
-  principalBasis,
-  projectQuery,
-  projectRow,
-  REST_STRIDE,
-} from './principal-bound.ts';
+import { BOUND_DIMS, type PrincipalBound, principalBasis, projectQuery, projectRow } from './principal-bound.ts';
 import { type ScanThread, scanThread, type ThreadArrays } from './scan-thread.ts';
 import type { VectorModel } from './vector-store.ts';
 
@@ -269,16 +262,12 @@ export class VectorMatrix {
     const live = sharedBytes(capacity);
     const old = this.#bound;
     const bound = old && { ...old, memory: new BoundMemory(capacity) };
-    const stages = REST_STRIDE;
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
       const to = ids.length;
       data.set(this.#data.subarray(slot * d, slot * d + d), to * d);
-      if (old && bound) {
-        bound.memory.proj.set(old.memory.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
-        bound.memory.rest.set(old.memory.rest.subarray(slot * stages, (slot + 1) * stages), to * stages);
-      }
+      if (old && bound) bound.memory.copyRow(old.memory, slot, to);
       slots.set(id, to);
       live[to] = 1;
       ids.push(id);
@@ -461,8 +450,7 @@ export class VectorMatrix {
 /** The same coordinates and norms in a memory for `rows` rows. */
 function grownMemory(memory: BoundMemory, rows: number): BoundMemory {
   const grown = new BoundMemory(rows);
-  grown.proj.set(memory.proj);
-  grown.rest.set(memory.rest);
+  grown.copyAll(memory);
   return grown;
 }
 
