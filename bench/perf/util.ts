@@ -93,6 +93,18 @@ export function procMemory(pid: number): ProcMemory {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
+/** CPU time a process has used so far (user + system, all its threads), in ms; NaN without /proc. */
+export function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // GraphQL over HTTP with a keep-alive agent (fetch's pool is small and slow to reuse here)
 

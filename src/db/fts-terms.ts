@@ -12,15 +12,34 @@ export class FtsTerms {
   readonly #db = new Database(':memory:');
   readonly #insert;
   readonly #read;
+  readonly #readText;
   readonly #known = new Map<string, string | null>();
   readonly #max: number;
 
   constructor(max = 200_000) {
     this.#max = max;
     this.#db.exec(`CREATE VIRTUAL TABLE words USING fts5(w, tokenize = 'porter unicode61');
-      CREATE VIRTUAL TABLE words_terms USING fts5vocab(words, 'instance');`);
+      CREATE VIRTUAL TABLE words_terms USING fts5vocab(words, 'instance');
+      CREATE VIRTUAL TABLE words_rows USING fts5vocab(words, 'row');`);
     this.#insert = this.#db.prepare('INSERT INTO words (rowid, w) VALUES (?, ?)');
     this.#read = this.#db.prepare('SELECT doc, term FROM words_terms');
+    this.#readText = this.#db.prepare('SELECT term FROM words_rows').pluck();
+  }
+
+  /**
+   * The distinct terms entries_fts indexes for a whole text: the terms whose document
+   * counts its insertion raises by one.
+   *
+   * @example new FtsTerms().termsOfText('Dogs run; the dog ran.') // ['dog', 'ran', 'run', 'the']
+   */
+  termsOfText(text: string): string[] {
+    this.#db.exec('BEGIN');
+    try {
+      this.#insert.run(1, text);
+      return this.#readText.all() as string[];
+    } finally {
+      this.#db.exec('ROLLBACK');
+    }
   }
 
   /** Each word's term (null when the tokenizer keeps nothing of it; its first term when it splits). */

@@ -1,3 +1,4 @@
+import type { InStatement, Row } from '@libsql/client';
 import { getTableColumns } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
@@ -88,48 +89,77 @@ export function captureWrite(input: CaptureInput): PlannedWrite<CaptureResult> {
   checkCaptureInput(input);
   const hash = contentHash(input.content);
   const newTags = normalizeTags(input.tags);
-  const replaces = input.replaces;
-  if (replaces != null) {
-    return {
-      // It changes an entry found by id, which a capture of that entry's content would read.
-      keys: [ANY_KEY],
-      reads: [{ sql: ENTRY_BY_ID, args: [replaces] }],
-      decide(plan, [found]) {
-        const oldRow = found?.rows[0];
-        if (!oldRow) throw notFound(replaces);
-        const old = entryFromRow(oldRow);
-        const entry = insertEntry(plan, input, hash, newTags);
-        plan.run('UPDATE entries SET status = ?, updated_at = ? WHERE id = ?', ['SUPERSEDED', plan.now, old.id]);
-        plan.run(INSERT_SUPERSEDES, [entry.id, old.id, plan.now, plan.now]);
-        plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
-        return { outcome: 'REPLACED', entry, matchId: old.id, similar: [] };
-      },
-    };
-  }
+  if (input.replaces != null) return replaceWrite(input, input.replaces, hash, newTags);
   return {
     keys: [`hash:${hash}`],
-    reads: [{ sql: FIRST_WITH_HASH, args: [hash] }],
+    reads: [firstWithHash(hash)],
     usuallyFindsNothing: true,
     decide(plan, [found]) {
       const row = found?.rows[0];
-      if (!row) {
-        const entry = insertEntry(plan, input, hash, newTags);
-        plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
-        return { outcome: 'STORED', entry, matchId: null, similar: [] };
-      }
-      const existing = entryFromRow(row);
-      const have = new Set(JSON.parse(String(row.tags_json)) as string[]);
-      const missing = newTags.filter((t) => !have.has(t));
-      if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id, similar: [] };
-      plan.run(
-        insertTagsSql(missing.length),
-        missing.flatMap((tag) => [existing.id, tag]),
-      );
-      plan.run('UPDATE entries SET updated_at = ? WHERE id = ?', [plan.now, existing.id]);
-      plan.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data: { addedTags: missing } });
-      return { outcome: 'MERGED', entry: { ...existing, updatedAt: plan.now }, matchId: existing.id, similar: [] };
+      if (row) return takenBy(plan, row, newTags);
+      const entry = insertEntry(plan, input, hash, newTags);
+      plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'STORED' });
+      return { outcome: 'STORED', entry, matchId: null, similar: [] };
     },
   };
+}
+
+/** The read of the first entry with a content hash, with its tags (`tags_json`). */
+export const firstWithHash = (hash: string): InStatement => ({ sql: FIRST_WITH_HASH, args: [hash] });
+
+/**
+ * A capture that replaces the entry `replaces`: the new entry SUPERSEDES it (REPLACED), or
+ * NOT_FOUND. `stored` adds what else the new entry gets in the same write (its vector).
+ */
+export function replaceWrite(
+  input: CaptureInput,
+  replaces: string,
+  hash: string,
+  newTags: string[],
+  stored: (plan: WritePlan, entry: EntryRow) => void = () => {},
+): PlannedWrite<CaptureResult> {
+  return {
+    // It changes an entry found by id, which a capture of that entry's content would read.
+    keys: [ANY_KEY],
+    reads: [{ sql: ENTRY_BY_ID, args: [replaces] }],
+    decide(plan, [found]) {
+      const oldRow = found?.rows[0];
+      if (!oldRow) throw notFound(replaces);
+      const old = entryFromRow(oldRow);
+      const entry = insertEntry(plan, input, hash, newTags);
+      plan.run('UPDATE entries SET status = ?, updated_at = ? WHERE id = ?', ['SUPERSEDED', plan.now, old.id]);
+      plan.run(INSERT_SUPERSEDES, [entry.id, old.id, plan.now, plan.now]);
+      stored(plan, entry);
+      plan.emit({ type: 'CAPTURED', entryId: entry.id, outcome: 'REPLACED', data: { replaced: old.id } });
+      return { outcome: 'REPLACED', entry, matchId: old.id, similar: [] };
+    },
+  };
+}
+
+/**
+ * An existing entry (a row with its `tags_json`) takes the capture: MERGED when the capture
+ * brings tags it lacks, else BLOCKED, which writes nothing and emits nothing. A duplicate
+ * found by meaning rather than by content says its cosine in the event.
+ */
+export function takenBy(
+  plan: WritePlan,
+  row: Row | Record<string, unknown>,
+  newTags: readonly string[],
+  cosine: number | null = null,
+): CaptureResult {
+  const existing = entryFromRow(row);
+  const have = new Set(JSON.parse(String(row.tags_json)) as string[]);
+  const missing = newTags.filter((t) => !have.has(t));
+  if (missing.length === 0) return { outcome: 'BLOCKED', entry: existing, matchId: existing.id, similar: [] };
+  plan.run(
+    insertTagsSql(missing.length),
+    missing.flatMap((tag) => [existing.id, tag]),
+  );
+  plan.run('UPDATE entries SET updated_at = ? WHERE id = ?', [plan.now, existing.id]);
+  const data: Record<string, unknown> = { addedTags: missing };
+  if (cosine !== null) data.cosine = cosine;
+  plan.emit({ type: 'CAPTURED', entryId: existing.id, outcome: 'MERGED', data });
+  return { outcome: 'MERGED', entry: { ...existing, updatedAt: plan.now }, matchId: existing.id, similar: [] };
 }
 
 /** The row a new entry gets from its capture, with the caller's values or the defaults. */
@@ -153,7 +183,8 @@ export function newEntryRow(input: CaptureInput, hash: string, now: number): New
   };
 }
 
-function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTags: string[]): EntryRow {
+/** Queues a new entry with its tags; its rowid is the plan's next, so nothing waits for an answer. */
+export function insertEntry(plan: WritePlan, input: CaptureInput, hash: string, entryTags: string[]): EntryRow {
   const row = newEntryRow(input, hash, plan.now);
   const n = plan.nextEntryN();
   plan.run(INSERT_ENTRY, [n, ...ENTRY_INSERT_COLUMNS.map((c) => row[c])]);

@@ -1,12 +1,10 @@
 import type { ResultSet, Row } from '@libsql/client';
-import { and, eq } from 'drizzle-orm';
 import type { EdgeType, EntryKind, Provenance } from '../contract/enums.ts';
 import { badInput, DomainError, notFound } from '../contract/errors.ts';
 import { LIMITS } from '../contract/limits.ts';
-import type { Db } from '../db/client.ts';
 import { edgeSnapshot, edgeToRow, entryFromRow } from '../db/mappers.ts';
 import type { PlannedWrite } from '../db/planned-write.ts';
-import { type EdgeRow, type EntryRow, edges } from '../db/schema.ts';
+import type { EdgeRow, EntryRow } from '../db/schema.ts';
 
 export interface LinkInput {
   src: string;
@@ -52,7 +50,7 @@ export interface Linked {
 
 const ENTRY_BY_ID = 'SELECT * FROM entries WHERE id = ? LIMIT 1';
 const EDGE_AT = 'SELECT * FROM edges WHERE src = ? AND dst = ? AND type = ? LIMIT 1';
-const INSERT_EDGE =
+export const INSERT_EDGE =
   'INSERT INTO edges (src, dst, type, weight, provenance, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
 const UPDATE_EDGE =
   'UPDATE edges SET weight = ?, provenance = ?, metadata = ?, updated_at = ? WHERE src = ? AND dst = ? AND type = ?';
@@ -175,45 +173,6 @@ function edgeFromSql(r: Row): EdgeRow {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
-}
-
-/** Inserts an edge or strengthens the existing one; endpoints must already be canonical. */
-export async function upsertEdge(
-  db: Db,
-  now: number,
-  e: { src: string; dst: string; type: EdgeType; weight: number; provenance: Provenance; metadata?: unknown },
-): Promise<EdgeRow> {
-  const [old] = await db
-    .select()
-    .from(edges)
-    .where(and(eq(edges.src, e.src), eq(edges.dst, e.dst), eq(edges.type, e.type)))
-    .limit(1);
-  if (!old) {
-    const [row] = await db
-      .insert(edges)
-      .values(edgeToRow({ ...e, createdAt: now, updatedAt: now }))
-      .returning();
-    if (!row) throw new Error('edge insert returned no row');
-    return row;
-  }
-  const oldProv = old.provenance;
-  const metadata = mergeMetadata(old.metadata, e.metadata);
-  // Merging keys could grow an edge's metadata past the bound that a single link is held to.
-  if (metadata !== null && metadata.length > LIMITS.metadataMax) {
-    throw badInput(`merged metadata would be larger than ${LIMITS.metadataMax} characters of JSON`, 'metadata');
-  }
-  const [row] = await db
-    .update(edges)
-    .set({
-      weight: Math.max(old.weight, e.weight),
-      provenance: PROVENANCE_STRENGTH[e.provenance] > PROVENANCE_STRENGTH[oldProv] ? e.provenance : oldProv,
-      metadata,
-      updatedAt: now,
-    })
-    .where(and(eq(edges.src, e.src), eq(edges.dst, e.dst), eq(edges.type, e.type)))
-    .returning();
-  if (!row) throw new Error('edge update returned no row');
-  return row;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

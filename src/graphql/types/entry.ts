@@ -6,7 +6,7 @@ import { READ_DEFAULTS, SEMANTIC_CAPTURE } from '../../contract/policy.ts';
 import type { EntryRow, RevisionRow } from '../../db/schema.ts';
 import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureWrite, checkCaptureInput } from '../../memory/capture.ts';
-import { captureWithPlan } from '../../memory/capture-semantic.ts';
+import { semanticCaptureWrite } from '../../memory/capture-semantic.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
@@ -273,7 +273,7 @@ builder.mutationFields((t) => ({
       // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
       const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
       const capture = captureOf(input);
-      return runWrite(ctx, plan ? (scope) => captureWithPlan(scope, capture, plan) : captureWrite(capture));
+      return runWrite(ctx, plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture));
     },
   }),
 }));

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { FtsTerms } from '../../db/fts-terms.ts';
+import { DocumentFrequencies } from './document-frequencies.ts';
 import { type Embedder, type EmbedPurpose, normalize } from './embedder.ts';
 import type { GloveTable } from './glove-table.ts';
 
@@ -59,6 +59,8 @@ export class GloveEmbedder implements Embedder {
   readonly inline = true;
   readonly #table: GloveTable;
   readonly #terms = new FtsTerms();
+  /** Each workspace's counts (by its database handle), kept between embeddings. */
+  readonly #frequencies = new WeakMap<Db, DocumentFrequencies>();
 
   constructor(table: GloveTable, model: string) {
     this.#table = table;
@@ -75,7 +77,9 @@ export class GloveEmbedder implements Embedder {
     const known = [...new Set(wordsOf.flat())].filter((w) => this.#table.rows.has(w));
     const terms = this.#terms.termsOf(known);
     const termOf = new Map(known.map((w, i) => [w, terms[i] ?? null]));
-    const { docs, df } = await documentFrequencies(db, [...new Set(terms.filter((t): t is string => t !== null))]);
+    const { docs, df } = await this.#frequenciesOf(db).read(db, [
+      ...new Set(terms.filter((t): t is string => t !== null)),
+    ]);
     // A document being stored is not in the index yet: count it, as it will be.
     const self = purpose === 'document' ? 1 : 0;
     const weightOf = (word: string, row: number) => {
@@ -84,6 +88,15 @@ export class GloveEmbedder implements Embedder {
     };
     const vectors = wordsOf.map((words) => gloveVector(this.#table, words, weightOf));
     return { vectors, docs: docs + self };
+  }
+
+  #frequenciesOf(db: Db): DocumentFrequencies {
+    let frequencies = this.#frequencies.get(db);
+    if (!frequencies) {
+      frequencies = new DocumentFrequencies((text) => this.#terms.termsOfText(text));
+      this.#frequencies.set(db, frequencies);
+    }
+    return frequencies;
   }
 }
 
@@ -112,37 +125,3 @@ export function gloveVector(
   }
   return normalize(out);
 }
-
-/**
- * The workspace's document count and each term's document frequency. fts5vocab counts a
- * term's documents by reading its whole list (~1 ms for a word in a fifth of 100k
- * entries), so the frequent terms come from the impact index, whose triggers keep the same
- * counts in step (`check` compares them); only the rest, whose lists are short, are counted.
- */
-async function documentFrequencies(
-  db: Db,
-  terms: readonly string[],
-): Promise<{ docs: number; df: Map<string, number> }> {
-  const [count] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM entries_fts_docsize`);
-  const df = new Map<string, number>();
-  if (terms.length > 0) {
-    const frequent = await db.all<{ term: string; doc: number }>(
-      sql`SELECT term, docs AS doc FROM impact_terms WHERE term IN ${termList(terms)}`,
-    );
-    for (const r of frequent) df.set(r.term, Number(r.doc));
-    const rest = terms.filter((t) => !df.has(t));
-    if (rest.length > 0) {
-      const rows = await db.all<{ term: string; doc: number }>(
-        sql`SELECT term, doc FROM entries_fts_vocab WHERE term IN ${termList(rest)}`,
-      );
-      for (const r of rows) df.set(r.term, Number(r.doc));
-    }
-  }
-  return { docs: Number(count?.n ?? 0), df };
-}
-
-const termList = (terms: readonly string[]) =>
-  sql`(${sql.join(
-    terms.map((t) => sql`${t}`),
-    sql`, `,
-  )})`;

@@ -61,6 +61,19 @@ export class EmbedQueue {
     });
   }
 
+  /**
+   * A capture was stored. An inline embedder's captures are stored with their vectors, so
+   * a pass would find nothing to embed (it cost two reads of the table a capture); it is
+   * asked for only when the workspace has grown enough to re-weigh (see #reweigh).
+   */
+  captured(): void {
+    if (!this.#ws.embedder.inline || this.#reweighDue(this.#ws.matrix.size)) this.schedule(false);
+  }
+
+  #reweighDue(docs: number): boolean {
+    return docs >= 2 * this.#weighedAt && docs >= 8;
+  }
+
   /** Resolves once nothing is queued, running or waiting to retry. */
   async idle(): Promise<void> {
     while (this.#running || this.#timer || this.#again) {
@@ -120,7 +133,7 @@ export class EmbedQueue {
     const model = { model: this.#ws.embedder.model, dim: this.#ws.embedder.dim };
     const matrix = await this.#ws.vectors();
     const docs = matrix.size;
-    if (docs < 2 * this.#weighedAt || docs < 8) return;
+    if (!this.#reweighDue(docs)) return;
     for (;;) {
       if (this.#closed) return;
       const rows = await entriesWithOldWeights(db, model, Math.floor(docs / 2), this.#batch);

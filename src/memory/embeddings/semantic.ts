@@ -235,7 +235,7 @@ export class Semantic {
       const ws = this.#workspaces.get(e.workspace);
       if (!ws) continue;
       if (e.type === 'UPDATED' || e.type === 'APPENDED') ws.queue.schedule(true);
-      else if (e.type === 'CAPTURED') ws.queue.schedule(false);
+      else if (e.type === 'CAPTURED') ws.queue.captured();
     }
   }
 

@@ -1,15 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import {
-  BOUND_DIMS,
-  BOUND_HALF,
-  BOUND_SLACK,
-  type PrincipalBound,
-  principalBasis,
-  projectQuery,
-  projectRow,
-} from './principal-bound.ts';
+import { BoundMemory, KERNEL_QUERIES } from './bound-kernel.ts';
+import { BOUND_DIMS, type PrincipalBound, principalBasis, projectQuery, projectRow } from './principal-bound.ts';
+import { type ScanThread, scanThread, type ThreadArrays } from './scan-thread.ts';
 import type { VectorModel } from './vector-store.ts';
 
 /** One scored vector. */
@@ -18,8 +12,11 @@ export interface VectorMatch {
   cosine: number;
 }
 
-/** Rows scanned between two yields to the event loop (~2 ms of work at 100 dimensions). */
+/** Rows scanned between two yields to the event loop by a plain scan (~2 ms at 100 dimensions). */
 const SCAN_CHUNK = 16_384;
+
+/** Rows projected between two yields when a bound is built (64 products of 100 dimensions each). */
+const PROJECT_CHUNK = 1_024;
 
 /** Rows read per statement when loading: memory stays one page, and other requests run between pages. */
 const LOAD_PAGE = 2_048;
@@ -27,8 +24,33 @@ const LOAD_PAGE = 2_048;
 /** Removed rows are left as holes until they are this share of the matrix (then it is compacted). */
 const HOLES_MAX = 0.25;
 
+/**
+ * Passes sent to the scan thread at once: one runs while the next waits there, so the
+ * thread goes from one to the next without waiting for this thread to send it.
+ */
+const PASSES_IN_FLIGHT = 2;
+
 /** Below this many vectors a plain scan is cheap: no bound is kept. */
 const BOUND_MIN_ROWS = 4_096;
+
+/**
+ * The basis comes from a sample of 4,096 rows (principal-bound.ts), so once it was chosen
+ * from a matrix this large a new one changes little, while choosing it projects every row
+ * again (0.6 s at 100k rows): from here on it is chosen again only after fourfold growth.
+ * A basis that fits the rows less well only skips fewer of them; the results stay exact.
+ */
+const BASIS_SETTLED_ROWS = 65_536;
+
+/** A search waiting for, or in, a pass. */
+interface Search {
+  query: Float32Array;
+  k: number;
+  allowed: ReadonlySet<string> | null;
+  floor: number;
+  top: TopK;
+  resolve: (matches: VectorMatch[]) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
  * A workspace's vectors for one model, in one Float32Array: an exact scan of 100k × 100
@@ -47,12 +69,23 @@ export class VectorMatrix {
   #slot = new Map<string, number>();
   /** The entry_vectors seq of each slot's row. */
   #seqs: number[] = [];
-  #data = new Float32Array(0);
+  /** The vectors, on shared memory: the scan thread reads them (see scan-thread.ts). */
+  #data = sharedFloats(0);
+  /** 1 at each slot that holds a vector, 0 at a hole; shared with the scan thread too. */
+  #live = sharedBytes(0);
   #lastSeq = 0;
   #lastDrop = 0;
   /** Lets a scan skip rows that cannot reach the cosine it needs (see principal-bound.ts); null while small. */
   #bound: PrincipalBound | null = null;
+  /** A new basis being chosen, and every row projected on it. */
+  #choosing: Promise<void> | null = null;
   #refreshing: Promise<void> | null = null;
+  /** Searches for the next pass, and the pass under way. */
+  #waiting: Search[] = [];
+  #inFlight = 0;
+  #scheduled = false;
+  /** The arrays the scan thread was last given, and their id there. */
+  #shared: (ThreadArrays & { thread: ScanThread; id: number }) | null = null;
 
   constructor(model: VectorModel) {
     this.model = model;
@@ -63,9 +96,9 @@ export class VectorMatrix {
     return this.#slot.size;
   }
 
-  /** Bytes held: the floats' capacity and, roughly, the ids, their seqs and their map. */
+  /** Bytes held: the floats' capacity, the bound and, roughly, the ids, their seqs and their map. */
   get bytes(): number {
-    return this.#data.byteLength + this.ids.length * 104;
+    return this.#data.byteLength + (this.#bound?.memory.bytes ?? 0) + this.ids.length * 105;
   }
 
   has(id: string): boolean {
@@ -113,27 +146,52 @@ export class VectorMatrix {
     await this.#keepBound();
   }
 
-  /** Chooses the bound's basis once the matrix is large, and again each time it has doubled since. */
+  /**
+   * Chooses the bound's basis once the matrix is large, and again each time it has doubled
+   * since; from BASIS_SETTLED_ROWS on, each time it has grown fourfold. The first bound is
+   * waited for (without one a scan reads every row); a new basis for a matrix that has a
+   * bound is chosen beside the requests, which keep the old one until every row is in the
+   * new (projecting 100k rows took 0.6 s, and every capture's refresh waited for it).
+   */
   async #keepBound(): Promise<void> {
     const d = this.model.dim;
     const rows = this.#slot.size;
-    if (d < 2 * BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < 2 * (this.#bound?.rows ?? 0)) return;
-    const basis = principalBasis(this.#data, d, [...this.#slot.values()]);
-    const capacity = this.#data.length / d;
-    const bound = { basis, proj: new Float32Array(capacity * BOUND_DIMS), rest: new Float32Array(2 * capacity), rows };
-    // Scans meanwhile keep the old bound (or none): this one is used once every row is in it.
+    const chosenAt = this.#bound?.rows ?? 0;
+    const growth = chosenAt >= BASIS_SETTLED_ROWS ? 4 : 2;
+    if (this.#choosing || d < BOUND_DIMS || rows < BOUND_MIN_ROWS || rows < growth * chosenAt) return;
+    const choosing = this.#chooseBound(rows).finally(() => {
+      this.#choosing = null;
+    });
+    this.#choosing = choosing;
+    if (!this.#bound) await choosing;
+    // A basis that could not be chosen leaves the old bound, which is as exact.
+    else choosing.catch(() => {});
+  }
+
+  async #chooseBound(rows: number): Promise<void> {
+    const d = this.model.dim;
+    const ids = this.ids;
+    const basis = await principalBasis(this.#data, d, [...this.#slot.values()]);
+    let memory = new BoundMemory(this.#data.length / d);
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (slot > 0 && slot % SCAN_CHUNK === 0) await nextTurn();
-      projectRow(basis, this.#data, slot * d, d, bound, slot);
+      if (slot > 0 && slot % PROJECT_CHUNK === 0) {
+        await nextTurn();
+        // Compacted or cleared meanwhile: these are not its slots; a later refresh chooses again.
+        if (this.ids !== ids) return;
+        if (this.#data.length / d > memory.capacity) memory = grownMemory(memory, this.#data.length / d);
+      }
+      projectRow(basis, this.#data, slot * d, d, memory, slot);
     }
-    this.#bound = bound;
+    if (this.ids !== ids) return;
+    this.#bound = { basis, memory, rows };
   }
 
   #clear(): void {
     this.ids = [];
     this.#slot = new Map();
     this.#seqs = [];
-    this.#data = new Float32Array(0);
+    this.#data = sharedFloats(0);
+    this.#live = sharedBytes(0);
     this.#lastSeq = 0;
     this.#lastDrop = 0;
     this.#bound = null;
@@ -149,17 +207,14 @@ export class VectorMatrix {
   #grow(rows: number): void {
     const need = rows * this.model.dim;
     if (need <= this.#data.length) return;
-    const grown = new Float32Array(need);
+    const grown = sharedFloats(need);
     grown.set(this.#data);
     this.#data = grown;
+    const live = sharedBytes(rows);
+    live.set(this.#live);
+    this.#live = live;
     const bound = this.#bound;
-    if (bound) {
-      const proj = new Float32Array(rows * BOUND_DIMS);
-      const rest = new Float32Array(2 * rows);
-      proj.set(bound.proj);
-      rest.set(bound.rest);
-      this.#bound = { ...bound, proj, rest };
-    }
+    if (bound) this.#bound = { ...bound, memory: grownMemory(bound.memory, rows) };
   }
 
   /** Rows newer than `afterSeq`, a page per statement, yielding between pages. */
@@ -191,9 +246,7 @@ export class VectorMatrix {
       this.#lastDrop = Number(d.seq);
       const slot = this.#slot.get(d.entry_id);
       if (slot === undefined || this.#seqs[slot] !== Number(d.vector_seq)) continue;
-      // A hole, not a move: a scan under way keeps the slots it started with.
-      this.ids[slot] = '';
-      this.#slot.delete(d.entry_id);
+      this.#hole(slot);
     }
     if (this.ids.length - this.#slot.size > Math.max(1024, this.ids.length * HOLES_MAX)) this.#compact();
     return true;
@@ -205,23 +258,18 @@ export class VectorMatrix {
     const ids: string[] = [];
     const seqs: number[] = [];
     const capacity = Math.max(1024, this.#slot.size + (this.#slot.size >> 4));
-    const data = new Float32Array(capacity * d);
+    const data = sharedFloats(capacity * d);
+    const live = sharedBytes(capacity);
     const old = this.#bound;
-    const bound = old && {
-      ...old,
-      proj: new Float32Array(capacity * BOUND_DIMS),
-      rest: new Float32Array(2 * capacity),
-    };
+    const bound = old && { ...old, memory: new BoundMemory(capacity) };
     const slots = new Map<string, number>();
     for (const [slot, id] of this.ids.entries()) {
       if (id === '') continue;
       const to = ids.length;
       data.set(this.#data.subarray(slot * d, slot * d + d), to * d);
-      if (old && bound) {
-        bound.proj.set(old.proj.subarray(slot * BOUND_DIMS, (slot + 1) * BOUND_DIMS), to * BOUND_DIMS);
-        bound.rest.set(old.rest.subarray(2 * slot, 2 * slot + 2), 2 * to);
-      }
+      if (old && bound) bound.memory.copyRow(old.memory, slot, to);
       slots.set(id, to);
+      live[to] = 1;
       ids.push(id);
       seqs.push(this.#seqs[slot]!);
     }
@@ -229,119 +277,188 @@ export class VectorMatrix {
     this.#seqs = seqs;
     this.#slot = slots;
     this.#data = data;
+    this.#live = live;
     this.#bound = bound;
   }
 
-  /** Stores a row's bytes in the entry's slot (a new one at the end), copied straight into the matrix. */
+  /**
+   * Stores a row's bytes in a new slot at the end, copied straight into the matrix; the
+   * entry's old row, if any, becomes a hole. A written slot never changes: the scan thread
+   * may be reading it.
+   */
   #put(id: string, bytes: ArrayBuffer | Uint8Array, seq: number): void {
     const d = this.model.dim;
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     if (u8.byteLength !== d * 4) return;
-    let slot = this.#slot.get(id);
-    if (slot === undefined) {
-      slot = this.ids.length;
-      if ((slot + 1) * d > this.#data.length) this.#grow(Math.max(1024, slot * 2));
-      this.ids.push(id);
-      this.#seqs.push(seq);
-      this.#slot.set(id, slot);
-    }
-    this.#seqs[slot] = seq;
+    const old = this.#slot.get(id);
+    if (old !== undefined) this.#hole(old);
+    const slot = this.ids.length;
+    if ((slot + 1) * d > this.#data.length) this.#grow(Math.max(1024, slot * 2));
+    this.ids.push(id);
+    this.#seqs.push(seq);
+    this.#slot.set(id, slot);
     new Uint8Array(this.#data.buffer, slot * d * 4, d * 4).set(u8);
-    if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound, slot);
+    this.#live[slot] = 1;
+    if (this.#bound) projectRow(this.#bound.basis, this.#data, slot * d, d, this.#bound.memory, slot);
+  }
+
+  /** A hole, not a move: a scan under way keeps the slots it started with. */
+  #hole(slot: number): void {
+    const id = this.ids[slot]!;
+    this.ids[slot] = '';
+    this.#live[slot] = 0;
+    if (this.#slot.get(id) === slot) this.#slot.delete(id);
   }
 
   /**
    * The `k` vectors most similar to `query` with a cosine of at least `floor`, best first,
    * among `allowed` when given: exactly what a full scan keeps, but rows whose bound cannot
-   * reach the floor, or the k-th best so far, are skipped. The scan yields to the event
-   * loop every SCAN_CHUNK rows, so a large workspace never holds up other requests for long.
+   * reach the floor, or the k-th best so far, are skipped. Searches that arrive while a pass
+   * is under way share the next one (up to KERNEL_QUERIES): each row's bound is read once
+   * for all of them. A pass runs on the scan thread (see scan-thread.ts), so the event loop
+   * only sends the searches and names the slots that come back; a matrix too small for a
+   * bound is scanned here, yielding every SCAN_CHUNK rows.
    *
    * @example await matrix.search(q, 50) // [{ id: '0193…', cosine: 0.82 }, ...]
    */
-  async search(
+  search(
     query: Float32Array,
     k: number,
     allowed: ReadonlySet<string> | null = null,
     floor = Number.NEGATIVE_INFINITY,
   ): Promise<VectorMatch[]> {
-    if (k <= 0) return [];
-    const top = new TopK(k);
-    // A refresh during a yield appends rows or swaps in new arrays; the ones read here stay
-    // valid for the slots they held, so the scan sees one consistent state.
-    const ids = this.ids;
-    const count = ids.length;
-    let data = this.#data;
-    let bound = this.#bound;
-    const scan = { query, allowed, floor, q: bound ? projectQuery(bound.basis, query) : null };
-    for (let start = 0; start < count; start += SCAN_CHUNK) {
-      if (start > 0) {
-        await nextTurn();
-        if (this.ids === ids) {
-          data = this.#data;
-          if (this.#bound?.basis !== bound?.basis) scan.q = this.#bound ? projectQuery(this.#bound.basis, query) : null;
-          bound = this.#bound;
-        }
-      }
-      this.#scanChunk(ids, data, bound, scan, start, Math.min(count, start + SCAN_CHUNK), top);
-    }
-    // A row removed during the scan leaves a hole: it is gone, so it is not returned.
-    return top
-      .sorted()
-      .filter(({ slot }) => ids[slot] !== '')
-      .map(({ slot, score }) => ({ id: ids[slot]!, cosine: score }));
+    if (k <= 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ query, k, allowed, floor, top: new TopK(k), resolve, reject });
+      this.#schedule();
+    });
   }
 
-  #scanChunk(
-    ids: readonly string[],
-    data: Float32Array,
-    bound: PrincipalBound | null,
-    scan: {
-      query: Float32Array;
-      allowed: ReadonlySet<string> | null;
-      floor: number;
-      q: { qp: Float64Array; qRest: [number, number] } | null;
-    },
-    start: number,
-    end: number,
-    top: TopK,
-  ): void {
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // Searches asked in the same turn share a pass.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#start();
+    });
+  }
+
+  /** Starts passes for the waiting searches while fewer than PASSES_IN_FLIGHT are out. */
+  #start(): void {
+    while (this.#waiting.length > 0 && this.#inFlight < PASSES_IN_FLIGHT) {
+      const pass = this.#waiting.splice(0, KERNEL_QUERIES);
+      this.#inFlight++;
+      this.#pass(pass)
+        .catch((error: unknown) => {
+          for (const s of pass) s.reject(error);
+        })
+        .finally(() => {
+          this.#inFlight--;
+          this.#start();
+        });
+    }
+  }
+
+  async #pass(searches: Search[]): Promise<void> {
+    // A refresh meanwhile appends rows or swaps in new arrays; the ones read here stay valid
+    // for the slots they held, so the pass sees one consistent state.
+    const ids = this.ids;
+    const bound = this.#bound;
+    if (bound) await this.#threadPass(ids, bound, searches);
+    else await this.#plainPass(ids, searches);
+    for (const s of searches) {
+      // A row removed during the pass leaves a hole: it is gone, so it is not returned.
+      s.resolve(
+        s.top
+          .sorted()
+          .filter(({ slot }) => ids[slot] !== '')
+          .map(({ slot, score }) => ({ id: ids[slot]!, cosine: score })),
+      );
+    }
+  }
+
+  /** The pass on the scan thread: the kernel's candidates, each with its exact cosine. */
+  async #threadPass(ids: readonly string[], bound: PrincipalBound, searches: Search[]): Promise<void> {
+    const count = ids.length;
+    const found = await scanThread().run({
+      arrays: this.#shareWith(scanThread(), bound.memory),
+      dim: this.model.dim,
+      count,
+      searches: searches.map((s) => ({
+        query: s.query,
+        ...projectQuery(bound.basis, s.query),
+        k: s.k,
+        floor: s.floor,
+        allowed: s.allowed && this.#slotsOf(s.allowed, count),
+      })),
+    });
+    for (const [j, s] of searches.entries()) {
+      const { slots, scores } = found[j]!;
+      for (const [i, slot] of slots.entries()) s.top.offer(slot, scores[i]!);
+    }
+  }
+
+  /** The id the scan thread knows the current arrays by, giving them to it when they changed. */
+  #shareWith(thread: ScanThread, bound: BoundMemory): number {
+    const was = this.#shared;
+    if (was?.thread === thread && was.bound === bound && was.data === this.#data && was.live === this.#live)
+      return was.id;
+    if (was?.thread === thread) thread.unshare(was.id);
+    const arrays = { bound, data: this.#data, live: this.#live };
+    this.#shared = { ...arrays, thread, id: thread.share(arrays) };
+    forgotten.unregister(this);
+    forgotten.register(this, { thread, id: this.#shared.id }, this);
+    return this.#shared.id;
+  }
+
+  /** 1 at the slot of each of `allowed` below `count`. */
+  #slotsOf(allowed: ReadonlySet<string>, count: number): Uint8Array {
+    const marks = new Uint8Array(count);
+    for (const id of allowed) {
+      const slot = this.#slot.get(id);
+      if (slot !== undefined && slot < count) marks[slot] = 1;
+    }
+    return marks;
+  }
+
+  /** Every row scored here, yielding every SCAN_CHUNK rows: for a matrix too small to keep a bound. */
+  async #plainPass(ids: readonly string[], searches: Search[]): Promise<void> {
+    let data = this.#data;
+    for (let start = 0; start < ids.length; start += SCAN_CHUNK) {
+      if (start > 0) {
+        await nextTurn();
+        if (this.ids === ids) data = this.#data;
+      }
+      const end = Math.min(ids.length, start + SCAN_CHUNK);
+      for (const s of searches) this.#plainRows(ids, data, s, start, end);
+    }
+  }
+
+  #plainRows(ids: readonly string[], data: Float32Array, s: Search, start: number, end: number): void {
     const d = this.model.dim;
-    const { query, allowed, floor, q } = scan;
-    const proj = bound && q ? bound.proj : null;
-    const rest = bound?.rest ?? new Float32Array(0);
-    const qp = q?.qp ?? new Float64Array(0);
-    const [qHalf, qRest] = q?.qRest ?? [0, 0];
-    let need = Math.max(floor, top.least) - BOUND_SLACK;
     for (let slot = start; slot < end; slot++) {
       const id = ids[slot]!;
-      if (id === '' || (allowed && !allowed.has(id))) continue;
-      if (proj) {
-        const b = slot * BOUND_DIMS;
-        let partial = 0;
-        for (let e = 0; e < BOUND_HALF; e += 4) {
-          partial +=
-            qp[e]! * proj[b + e]! +
-            qp[e + 1]! * proj[b + e + 1]! +
-            qp[e + 2]! * proj[b + e + 2]! +
-            qp[e + 3]! * proj[b + e + 3]!;
-        }
-        if (partial + qHalf * rest[2 * slot]! < need) continue;
-        for (let e = BOUND_HALF; e < BOUND_DIMS; e += 4) {
-          partial +=
-            qp[e]! * proj[b + e]! +
-            qp[e + 1]! * proj[b + e + 1]! +
-            qp[e + 2]! * proj[b + e + 2]! +
-            qp[e + 3]! * proj[b + e + 3]!;
-        }
-        if (partial + qRest * rest[2 * slot + 1]! < need) continue;
-      }
-      const score = dotAt(data, slot * d, query, d);
-      if (score < floor) continue;
-      top.offer(slot, score);
-      need = Math.max(floor, top.least) - BOUND_SLACK;
+      if (id === '' || (s.allowed && !s.allowed.has(id))) continue;
+      const score = dotAt(data, slot * d, s.query, d);
+      if (score < s.floor) continue;
+      s.top.offer(slot, score);
     }
   }
 }
+
+/** The same coordinates and norms in a memory for `rows` rows. */
+function grownMemory(memory: BoundMemory, rows: number): BoundMemory {
+  const grown = new BoundMemory(rows);
+  grown.copyAll(memory);
+  return grown;
+}
+
+/** A matrix dropped (its workspace left the cache): the scan thread lets go of its arrays. */
+const forgotten = new FinalizationRegistry<{ thread: ScanThread; id: number }>(({ thread, id }) => thread.unshare(id));
+
+const sharedFloats = (length: number) => new Float32Array(new SharedArrayBuffer(length * 4));
+const sharedBytes = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
 
 /**
  * The dot product of `q` and the row at `base`, summed in the same order as a plain loop

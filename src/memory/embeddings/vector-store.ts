@@ -1,3 +1,4 @@
+import type { InValue } from '@libsql/client';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { vectorBytes } from './embedder.ts';
@@ -26,6 +27,15 @@ export async function writeVector(db: Db, model: VectorModel, row: VectorRow): P
     SELECT e.id, ${model.model}, ${model.dim}, e.content_hash, ${row.docs}, ${vectorBytes(row.vector)}
     FROM entries e WHERE e.id = ${row.entryId} AND e.content_hash = ${row.contentHash}`);
   return result.rowsAffected > 0;
+}
+
+/** writeVector's statement, for a planned write (the same SQL, bound in the same order). */
+export function writeVectorStatement(model: VectorModel, row: VectorRow): { sql: string; args: InValue[] } {
+  return {
+    sql: `INSERT OR REPLACE INTO entry_vectors (entry_id, model, dim, content_hash, docs, vector)
+      SELECT e.id, ?, ?, e.content_hash, ?, ? FROM entries e WHERE e.id = ? AND e.content_hash = ?`,
+    args: [model.model, model.dim, row.docs, vectorBytes(row.vector), row.entryId, row.contentHash],
+  };
 }
 
 /** Removes an entry's vector (its content changed: the vector no longer says what it holds). */
