@@ -24,6 +24,7 @@ import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
 import { startBareHttp } from './perf/bare-http.ts';
 import { makeQueries, Rng } from './perf/corpus.ts';
 import { buildTemplate, copyTemplate } from './perf/load.ts';
+import { GRAPH_VIEW, RECALL } from './perf/operations.ts';
 import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
 import { gqlClient, startServer, summarize } from './perf/util.ts';
 
@@ -56,20 +57,6 @@ const sides = (positionals.length > 0 ? positionals : ['.']).map((spec) => {
   };
 });
 
-// The same operations as bench/perf.ts.
-const GRAPH_VIEW = `query Graph($id: ID!) {
-  graphView(seedIds: [$id], hops: 3) {
-    truncated
-    nodes { hop score entry { id kind } }
-    edges { src dst type weight }
-  }
-}`;
-const RECALL = `query Recall($q: String!) {
-  recall(query: $q, topK: 8, hops: 1) {
-    queryUsed candidates usedChars
-    hits { rank score snippet truncated arms hop entry { id kind tags freshness } }
-  }
-}`;
 const RAW_FTS = 'SELECT rowid, bm25(entries_fts) FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50';
 
 /** CPU time (user + system, every thread) a process has used so far, in ms (Linux /proc). */

@@ -41,6 +41,7 @@ import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
 import { type ImpactMeasure, measureImpact } from './perf/impact.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
+import { GRAPH_VIEW, RECALL } from './perf/operations.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
 import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
 import { measureStartup, type StartupResult, startupRows } from './perf/startup.ts';
@@ -90,19 +91,6 @@ const HELP = `Usage: npm run bench -- [options]
 const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 const WORKSPACE = 'perf';
 
-const RECALL = `query Recall($q: String!) {
-  recall(query: $q, topK: 8, hops: 1) {
-    queryUsed candidates usedChars
-    hits { rank score snippet truncated arms hop entry { id kind tags freshness } }
-  }
-}`;
-const GRAPH_VIEW = `query Graph($id: ID!) {
-  graphView(seedIds: [$id], hops: 3) {
-    truncated
-    nodes { hop score entry { id kind } }
-    edges { src dst type weight }
-  }
-}`;
 const CAPTURE = `mutation Capture($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
 /** The fan-out subscription: what a dashboard listens to, with the entry the event is about. */
 const EVENTS_SUB = 'subscription { events { seq type outcome entryId entry { id kind content } } }';
