@@ -20,18 +20,31 @@ const RANK_CHUNK = 256;
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
 const RANK_MAX = 40_000;
 /**
- * The index answers only while its work stays below this share of FTS5's, counted in
- * matches FTS5 scores (a docsize lookup and bm25 each): FTS5 scores every match of every
- * word; the index reads each list's head (HEAD_COST a posting, one string for the list),
- * scores a rare word's matches as FTS5 does, and scores candidates (SCORE_COST each: a
- * lookup in entries and one in impact_docs). A word in a few thousand entries has a head
- * of most of its matches, and a query of such words is ranked faster by FTS5 whole than
- * the index could even start; a query whose candidates do not settle gives up before it
- * has cost much.
+ * The index starts only while its work stays below this share of FTS5's, counted in
+ * matches FTS5 scores (a docsize lookup and bm25 each, ~4.5 µs at a million entries):
+ * FTS5 scores every match of every word; the index counts the rare words' matches (a walk
+ * of their doclists), reads each list's head (HEAD_COST a posting, one string for the
+ * list), scores a rare word's matches as FTS5 does and hands them over packed (RARE_COST
+ * each), scores candidates from their rows of impact_docs (SCORE_COST) and puts those that
+ * may enter the hits through the prefilter (CHECK_COST: a row of entries). A word in a
+ * few thousand entries has a head of most of its matches, and a query of such words is
+ * ranked faster by FTS5 whole than the index could even start. Once started, a ranking
+ * that runs over its budget finishes when finishing costs less than FTS5 whole (see
+ * finishInstead): what is spent is spent.
  */
 const WORK_SHARE = 1 / 3;
-const HEAD_COST = 0.25;
-const SCORE_COST = 6;
+const HEAD_COST = 0.15;
+const RARE_COST = 1.4;
+const SCORE_COST = 1.2;
+const CHECK_COST = 0.7;
+/**
+ * What a candidate costs at most when deciding to finish a ranking: its score, its check
+ * and the bookkeeping around them (measured at a million entries: ~12 µs a candidate
+ * against ~4.5 µs a match for FTS5 whole).
+ */
+const FINISH_COST = 2.5;
+/** Candidates put through the prefilter at once, best first, when they may enter the hits. */
+const CHECK_CHUNK = 32;
 /**
  * Slack on every bound: weights are computed in SQL and here in different orders, so a
  * bound is raised by far more than their rounding could ever differ.
@@ -65,24 +78,34 @@ interface Budget {
   left: number;
   /** A rare word's match costs the index one scoring and saves FTS5's share of one. */
   rareCost: number;
+  /** All FTS5 whole would score: the listed words' documents and the rare words' matches (once counted). */
+  whole: number;
+  /** Set once the budget was raised to finish the ranking (see rankBest). */
+  extended?: boolean;
 }
 
 /** What FTS5 would score for the listed words, against what reading their heads costs. */
 function workBudget(phrases: readonly Phrase[], workShare: number): Budget | null {
   const lists = new Map(phrases.flatMap((p) => (p.list ? [[p.list.term, p.list] as const] : [])));
   let left = 0;
-  for (const list of lists.values()) left += list.docs * workShare - list.head * HEAD_COST;
-  return left > 0 ? { left, rareCost: 1 - workShare } : null;
+  let whole = 0;
+  for (const list of lists.values()) {
+    left += list.docs * workShare - list.head * HEAD_COST;
+    whole += list.docs;
+  }
+  return left > 0 ? { left, rareCost: RARE_COST - workShare, whole } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
 interface Candidate {
   n: number;
   /** Each phrase's exact contribution, or NaN where only its list's cap is known. */
-  parts: Float64Array;
+  parts: number[];
   upper: number;
-  /** Its id and exact score once read; null when the prefilter leaves it out. */
-  scored?: { id: string; score: number } | null;
+  /** Its exact score, once its counts are read. */
+  score?: number;
+  /** Its id once it passed the prefilter; null when the prefilter leaves it out. */
+  id?: string | null;
 }
 
 /** FTS5's bm25() weight of a term in a document (without the idf), in FTS5's order of operations. */
@@ -169,18 +192,19 @@ async function reachCombinations(
   if (sets.reduce((s, set) => s + expected(set), 0) * (1 + SCORE_COST) > budget.left) return null;
   for (const set of sets) {
     const most = Math.min(RANK_MAX, Math.floor(budget.left / (1 + SCORE_COST)));
-    const rows = await db.all<{ n: number }>(sql`
-      SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${set.map((p) => p.match).join(' AND ')}
-      LIMIT ${most + 1}`);
-    if (rows.length > most) return null;
-    budget.left -= rows.length;
-    for (const r of rows) {
-      const n = Number(r.n);
+    const [row] = await db.all<{ matches: number; packed: string | null }>(sql`
+      SELECT count(*) AS matches, group_concat(n, ' ') AS packed FROM (
+        SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${set.map((p) => p.match).join(' AND ')}
+        LIMIT ${most + 1})`);
+    const matches = Number(row?.matches ?? 0);
+    if (matches > most) return null;
+    budget.left -= matches;
+    for (const text of unpack(row?.packed ?? null, ' ')) {
+      const n = Number(text);
       if (candidates.has(n)) continue;
       // It holds no rare term (their matches are all reached already), and of the listed
       // ones nothing is known but their caps.
-      const c: Candidate = { n, parts: new Float64Array(phrases.length).fill(Number.NaN), upper: 0 };
-      for (const [i, p] of phrases.entries()) if (!p.list) c.parts[i] = 0;
+      const c: Candidate = { n, parts: blankParts(phrases), upper: 0 };
       bound(c, phrases);
       candidates.set(n, c);
     }
@@ -248,23 +272,46 @@ async function reachCandidates(
   { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
 ): Promise<Map<number, Candidate> | null> {
   const out = new Map<number, Candidate>();
+  const blank = blankParts(phrases);
   const get = (n: number) => {
     let c = out.get(n);
     if (!c) {
-      c = { n, parts: new Float64Array(phrases.length).fill(Number.NaN), upper: 0 };
+      c = { n, parts: blank.slice(), upper: 0 };
       out.set(n, c);
     }
     return c;
   };
+  // Counting a word's matches only walks its doclist (a tenth of a microsecond a match):
+  // a query whose rare words are too many for the budget is left to FTS5 before any is read.
+  const rare = phrases.filter((p) => !p.list);
+  if (rare.length > 0) {
+    const [row] = await db.all<Record<string, number>>(
+      sql`SELECT ${sql.join(
+        rare.map(
+          (p, i) =>
+            sql`(SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ${p.match}) AS ${sql.identifier(`c${i}`)}`,
+        ),
+        sql`, `,
+      )}`,
+    );
+    const counts = rare.map((_, i) => Number(row?.[`c${i}`] ?? 0));
+    if (counts.some((c) => c > RARE_MATCHES_MAX)) return null;
+    const matches = counts.reduce((a, b) => a + b, 0);
+    if (matches * budget.rareCost > budget.left) return null;
+    budget.whole += matches;
+  }
   for (const [i, p] of phrases.entries()) {
     if (p.list) continue;
     const most = Math.min(RARE_MATCHES_MAX, Math.floor(budget.left / budget.rareCost));
-    const rows = await db.all<{ n: number; bm25: number }>(sql`
-      SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
-      WHERE entries_fts MATCH ${p.match} LIMIT ${most + 1}`);
-    if (rows.length > most) return null;
-    budget.left -= rows.length * budget.rareCost;
-    for (const r of rows) get(Number(r.n)).parts[i] = -Number(r.bm25);
+    const [row] = await db.all<{ matches: number; packed: string | null }>(sql`
+      SELECT count(*) AS matches, group_concat(n || ' ' || printf('%!.17g', -bm25), ' ') AS packed FROM (
+        SELECT rowid AS n, bm25(entries_fts) AS bm25 FROM entries_fts
+        WHERE entries_fts MATCH ${p.match} LIMIT ${most + 1})`);
+    const matches = Number(row?.matches ?? 0);
+    if (matches > most) return null;
+    budget.left -= matches * budget.rareCost;
+    const packed = unpack(row?.packed ?? null, ' ');
+    for (let k = 0; k + 1 < packed.length; k += 2) get(Number(packed[k])).parts[i] = Number(packed[k + 1]);
   }
   const heads = new Map<string, number[]>();
   for (const [i, p] of phrases.entries()) {
@@ -275,14 +322,17 @@ async function reachCandidates(
       get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
     }
   }
-  // A rare term's matches are all here: a document it does not reach has none of it.
-  for (const c of out.values()) {
-    phrases.forEach((p, i) => {
-      if (!p.list && Number.isNaN(c.parts[i])) c.parts[i] = 0;
-    });
-    bound(c, phrases);
-  }
+  for (const c of out.values()) bound(c, phrases);
   return out;
+}
+
+/**
+ * A document's parts before anything is read of it: 0 for a rare term (all of its matches
+ * are read, so one that does not reach the document has none of it), unknown (NaN) for a
+ * listed one.
+ */
+function blankParts(phrases: readonly Phrase[]): number[] {
+  return phrases.map((p) => (p.list ? Number.NaN : 0));
 }
 
 /**
@@ -295,26 +345,26 @@ async function readHead(db: Db, term: string): Promise<number[]> {
   return row?.head ? row.head.split(' ').map(Number) : [];
 }
 
+/**
+ * A statement's rows packed into one string (group_concat, json_group_array): handing over
+ * one string costs far less than a row each (at a million entries a rare word's match cost
+ * 8 µs as a row and 2.5 µs packed). `printf('%!.17g', x)` writes a double with every digit
+ * it needs to read back exactly.
+ */
+function unpack(packed: string | null, separator: string): string[] {
+  return packed ? packed.split(separator) : [];
+}
+
 /** Upper bound: the known parts plus, for each list the document is not in, that list's cap. */
 function bound(c: Candidate, phrases: Phrase[]): void {
   let sum = 0;
   let open = 0;
-  for (const [i, p] of phrases.entries()) {
+  for (let i = 0; i < phrases.length; i++) {
     const part = c.parts[i]!;
-    if (Number.isNaN(part)) open += p.list!.cap;
+    if (Number.isNaN(part)) open += phrases[i]!.list!.cap;
     else sum += part;
   }
   c.upper = open > 0 ? (sum + open) * BOUND_SLACK : sum;
-}
-
-/** The frequent terms' counts of one entry ("id:tf id:tf"). */
-function parseCounts(terms: string | null): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const pair of terms ? terms.split(' ') : []) {
-    const colon = pair.indexOf(':');
-    out.set(Number(pair.slice(0, colon)), Number(pair.slice(colon + 1)));
-  }
-  return out;
 }
 
 interface Ranked {
@@ -323,10 +373,78 @@ interface Ranked {
   score: number;
 }
 
+/** Best first: higher score, then (as FTS5 breaks ties) lower rowid. */
+const better = (a: Candidate, b: Candidate) => b.score! - a.score! || a.n - b.n;
+
 /**
- * The best `limit` candidates that pass the prefilter, each with its exact bm25 score
- * summed in phrase order as FTS5 sums it; taken best bound first until the next bound is
- * below the `limit`-th score (returned as `floor`). Null when that takes too many.
+ * Exact scores for these candidates from their rows of impact_docs, summed in phrase order
+ * as FTS5 sums them (a document without a row holds no listed term).
+ */
+async function scoreExactly(
+  db: Db,
+  { phrases, avgdl }: { phrases: Phrase[]; avgdl: number },
+  chunk: readonly Candidate[],
+): Promise<void> {
+  // Each listed term's count is cut out of the entry's counts in SQL (CAST reads the digits
+  // after "id:"), so only numbers come back: "n dl tf tf …" for each entry with a row.
+  const ids = [...new Set(phrases.flatMap((p) => (p.list ? [p.list.id] : [])))];
+  const countsSql = ids.map((id) =>
+    sql.raw(`ifnull(CAST(substr(s, nullif(instr(s, ' ${id}:'), 0) + ${String(id).length + 2}) AS INTEGER), 0)`),
+  );
+  const [row] = await db.all<{ packed: string | null }>(sql`
+    SELECT group_concat(n || ' ' || dl || ' ' || ${sql.join(countsSql, sql` || ' ' || `)}, ' ') AS packed FROM (
+      SELECT n, dl, ' ' || terms AS s FROM impact_docs
+      WHERE n IN (SELECT value FROM json_each(${JSON.stringify(chunk.map((c) => c.n))})))`);
+  const numbers = unpack(row?.packed ?? null, ' ').map(Number);
+  const stride = 2 + ids.length;
+  const at = new Map<number, number>();
+  for (let k = 0; k + stride <= numbers.length; k += stride) at.set(numbers[k]!, k);
+  const column = phrases.map((p) => (p.list ? 2 + ids.indexOf(p.list.id) : -1));
+  for (const c of chunk) {
+    const k = at.get(c.n);
+    let score = 0;
+    for (let i = 0; i < phrases.length; i++) {
+      const p = phrases[i]!;
+      if (!p.list) {
+        score += c.parts[i]!;
+        continue;
+      }
+      const tf = k === undefined ? 0 : numbers[k + column[i]!]!;
+      score += tf === 0 ? 0 : p.list.idf * termWeight(tf, numbers[k! + 1]!, avgdl);
+    }
+    c.score = score;
+  }
+}
+
+/** Puts these candidates through the prefilter: each gets its id, or null when left out (or gone). */
+async function checkPrefilter(db: Db, batch: readonly Candidate[], prefilter: SQL): Promise<void> {
+  const [row] = await db.all<{ packed: string | null }>(sql`
+    SELECT json_group_array(json_array(e.n, e.id)) AS packed FROM entries e
+    WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(batch.map((c) => c.n))})) AND ${prefilter}`);
+  const ids = new Map(JSON.parse(row?.packed ?? '[]') as [number, string][]);
+  for (const c of batch) c.id = ids.get(c.n) ?? null;
+}
+
+/**
+ * Whether to finish a ranking whose budget ran out, raising the budget by what finishing
+ * can still cost at most (`left` candidates scored and checked, at their worst): what is
+ * spent is spent, and when the rest costs less than all of FTS5's work, going on is the
+ * cheaper plan. Once per query.
+ */
+function finishInstead(budget: Budget, left: number): boolean {
+  const worst = left * FINISH_COST;
+  if (budget.extended || worst >= budget.whole) return false;
+  budget.extended = true;
+  budget.left = Math.max(budget.left, 0) + worst;
+  return true;
+}
+
+/**
+ * The best `limit` candidates that pass the prefilter, with their exact bm25 scores; taken
+ * best bound first until the next bound is below the `limit`-th score (returned as
+ * `floor`). A candidate's score needs its row of impact_docs; only one that could still
+ * enter the best `limit` is put through the prefilter (its row of entries). Null when that
+ * takes too many.
  */
 async function rankBest(
   db: Db,
@@ -336,36 +454,50 @@ async function rankBest(
   limit: number,
 ): Promise<{ hits: Ranked[]; floor: number } | null> {
   const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
-  let hits: Ranked[] = [];
-  let floor = Number.NEGATIVE_INFINITY;
-  for (let at = 0, size = RANK_CHUNK; at < order.length; size *= 2) {
-    if (hits.length >= limit && order[at]!.upper < floor) break;
-    if (at >= RANK_MAX) return null;
-    const chunk = order.slice(at, at + Math.min(size, Math.floor(budget.left / SCORE_COST)));
-    if (chunk.length === 0) return null;
-    const unread = chunk.filter((c) => c.scored === undefined);
-    budget.left -= unread.length * SCORE_COST;
-    const rows = await db.all<{ n: number; id: string; dl: number | null; terms: string | null }>(sql`
-      SELECT e.n AS n, e.id AS id, d.dl AS dl, d.terms AS terms
-      FROM entries e LEFT JOIN impact_docs d ON d.n = e.n
-      WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(unread.map((c) => c.n))})) AND ${prefilter}`);
-    for (const c of unread) c.scored = null;
-    for (const r of rows) {
-      const c = candidates.get(Number(r.n))!;
-      const counts = parseCounts(r.terms);
-      let score = 0;
-      for (const [i, p] of phrases.entries()) {
-        const tf = p.list ? (counts.get(p.list.id) ?? 0) : 0;
-        score += p.list ? (tf === 0 ? 0 : p.list.idf * termWeight(tf, Number(r.dl), avgdl)) : c.parts[i]!;
+  // What an earlier call settled stays settled.
+  let hits = order
+    .filter((c) => typeof c.id === 'string')
+    .sort(better)
+    .slice(0, limit);
+  let pending = order.filter((c) => c.score !== undefined && c.id === undefined).sort(better);
+  let scoredCount = order.length - order.filter((c) => c.score === undefined).length;
+  const floorOf = () => (hits.length >= limit ? hits[limit - 1]! : null);
+  const mayEnter = (c: Candidate) => {
+    const floor = floorOf();
+    return floor === null || better(c, floor) < 0;
+  };
+  let at = 0;
+  for (let size = RANK_CHUNK; ; size *= 2) {
+    while (pending.length > 0 && mayEnter(pending[0]!)) {
+      const batch = pending.splice(0, Math.max(CHECK_CHUNK, limit - hits.length));
+      budget.left -= batch.length * CHECK_COST;
+      if (budget.left < 0 && !finishInstead(budget, order.length - scoredCount + pending.length + batch.length)) {
+        return null;
       }
-      c.scored = { id: r.id, score };
+      await checkPrefilter(db, batch, prefilter);
+      hits = [...hits, ...batch.filter((c) => c.id)].sort(better).slice(0, limit);
     }
-    for (const c of chunk) if (c.scored) hits.push({ id: c.scored.id, n: c.n, score: c.scored.score });
-    hits.sort((a, b) => b.score - a.score || a.n - b.n);
-    hits = hits.slice(0, limit);
-    if (hits.length >= limit) floor = hits[limit - 1]!.score;
-    at += chunk.length;
+    while (at < order.length && order[at]!.score !== undefined) at++;
+    if (at >= order.length) break;
+    const floor = floorOf();
+    if (floor && order[at]!.upper < floor.score!) break;
+    if (scoredCount >= RANK_MAX) return null;
+    // Room is kept for checking the hits still missing: scoring more than the budget can
+    // then check would only find out later that it cannot finish.
+    const reserve = Math.max(0, limit - hits.length) * CHECK_COST;
+    if (budget.left - reserve < SCORE_COST) finishInstead(budget, order.length - scoredCount + pending.length);
+    const room = Math.min(size, Math.floor((budget.left - reserve) / SCORE_COST));
+    const chunk: Candidate[] = [];
+    for (; at < order.length && chunk.length < room; at++) if (order[at]!.score === undefined) chunk.push(order[at]!);
+    if (chunk.length === 0) return null;
+    budget.left -= chunk.length * SCORE_COST;
+    scoredCount += chunk.length;
+    await scoreExactly(db, { phrases, avgdl }, chunk);
+    pending = [...pending, ...chunk].sort(better);
   }
   if (hits.length < limit) return null;
-  return { hits, floor };
+  return {
+    hits: hits.map((c) => ({ id: c.id!, n: c.n, score: c.score! })),
+    floor: hits[limit - 1]!.score!,
+  };
 }
