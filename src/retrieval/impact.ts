@@ -43,6 +43,11 @@ const CHECK_COST = 0.7;
  * against ~4.5 µs a match for FTS5 whole).
  */
 const FINISH_COST = 2.5;
+/**
+ * A listed word in at most this share of the documents is intersected with the rare words
+ * (resolveRareDocuments); a more common one is in most of their documents anyway.
+ */
+const RESOLVE_SHARE = 0.25;
 /** Candidates put through the prefilter at once, best first, when they may enter the hits. */
 const CHECK_CHUNK = 32;
 /**
@@ -146,7 +151,7 @@ export async function searchKeywordByImpact(
   const { phrases, avgdl, documents } = setup;
   const budget = workBudget(phrases, workShare);
   if (!budget) return null;
-  const candidates = await reachCandidates(db, { phrases, avgdl, budget });
+  const candidates = await reachCandidates(db, { phrases, avgdl, budget, documents });
   if (!candidates) return null;
   let ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
   if (!ranked) return null;
@@ -269,7 +274,7 @@ async function readPhrases(db: Db, terms: readonly string[]) {
  */
 async function reachCandidates(
   db: Db,
-  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
+  { phrases, avgdl, budget, documents }: { phrases: Phrase[]; avgdl: number; budget: Budget; documents: number },
 ): Promise<Map<number, Candidate> | null> {
   const out = new Map<number, Candidate>();
   const blank = blankParts(phrases);
@@ -322,8 +327,37 @@ async function reachCandidates(
       get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
     }
   }
+  await resolveRareDocuments(db, phrases, documents, out);
   for (const c of out.values()) bound(c, phrases);
   return out;
+}
+
+/**
+ * Tells, for each listed word most documents lack, which of the rare words' documents hold
+ * it: FTS5 intersects the doclists without scoring anything (a few milliseconds), and in a
+ * document that does not hold the word its part is 0, not the list's cap. Without this,
+ * every rare word's document kept a bound above the floor and had to be scored.
+ */
+async function resolveRareDocuments(
+  db: Db,
+  phrases: readonly Phrase[],
+  documents: number,
+  candidates: Map<number, Candidate>,
+): Promise<void> {
+  const rare = phrases.filter((p) => !p.list).map((p) => p.match);
+  if (rare.length === 0 || candidates.size === 0) return;
+  const anyRare = rare.length === 1 ? rare[0]! : `(${rare.join(' OR ')})`;
+  const isRareDocument = (c: Candidate) => phrases.some((p, j) => !p.list && c.parts[j]! > 0);
+  for (const [i, p] of phrases.entries()) {
+    if (!p.list || p.list.docs > documents * RESOLVE_SHARE) continue;
+    const [row] = await db.all<{ packed: string | null }>(sql`
+      SELECT group_concat(n, ' ') AS packed FROM (
+        SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${`${anyRare} AND ${p.match}`})`);
+    const holding = new Set(unpack(row?.packed ?? null, ' ').map(Number));
+    for (const c of candidates.values()) {
+      if (Number.isNaN(c.parts[i]) && !holding.has(c.n) && isRareDocument(c)) c.parts[i] = 0;
+    }
+  }
 }
 
 /**
