@@ -126,14 +126,16 @@ function termWeight(tf: number, dl: number, avgdl: number): number {
  * A frequent term's list holds its heaviest postings (drizzle/0004_impact.sql); a rare
  * term's matches come from FTS5 whole, with their exact weights. Every document reached
  * gets an upper bound: what is known, plus for each list it is not in the most a posting
- * left out of that list can weigh. A document reached by nothing weighs at most the sum of
- * those caps. Candidates are then taken best bound first, through the prefilter and with
- * their exact bm25 (their frequent terms' counts are one row of impact_docs away), until
- * the next bound falls below the `limit`-th score: a threshold algorithm (Fagin's TA, the
- * lists read whole). When nothing unreached can beat that score either, the ranking is
- * final, computed as FTS5 computes it to the last bit; otherwise this returns null and
- * the caller asks FTS5 for everything. It also returns null, before reading or as soon as
- * it has read too much, when its work would not stay below `workShare` of FTS5's.
+ * left out of that list can weigh (nothing, for a rare term's document that FTS5 shows to
+ * lack the list's term). A document reached by nothing weighs at most the sum of those
+ * caps. Candidates are then scored best bound first (their frequent terms' counts are one
+ * row of impact_docs away) and put through the prefilter when they may enter the best,
+ * until the next bound falls below the `limit`-th score: a threshold algorithm (Fagin's
+ * TA, the lists read whole). When nothing unreached can beat that score either, the
+ * ranking is final, computed as FTS5 computes it to the last bit; otherwise this returns
+ * null and the caller asks FTS5 for everything. It also returns null, before reading, when
+ * its work would not stay below `workShare` of FTS5's, and midway when finishing would
+ * cost more than FTS5 whole.
  *
  * @example
  * const hits = await searchKeywordByImpact(db, ['deploy', 'friday'], buildPrefilter({}), 100);
