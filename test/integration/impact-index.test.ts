@@ -176,7 +176,7 @@ describe('the impact index', () => {
   });
 
   it('leaves a query to FTS5 whole when the index would do more than its share of the work', async () => {
-    // "delta" is in ~180 entries and its list holds them all: settling its best 20 takes a
+    // "delta" is in ~180 entries and its head holds the heaviest: settling its best 20 takes a
     // good part of them. With a hundredth of FTS5's work to spend the index gives up before
     // reading anything; with the default share it answers, exactly as FTS5 does.
     const prefilter = buildPrefilter({});
