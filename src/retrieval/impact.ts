@@ -349,16 +349,14 @@ async function resolveRareDocuments(
   const rare = phrases.filter((p) => !p.list).map((p) => p.match);
   if (rare.length === 0 || candidates.size === 0) return;
   const anyRare = rare.length === 1 ? rare[0]! : `(${rare.join(' OR ')})`;
-  const isRareDocument = (c: Candidate) => phrases.some((p, j) => !p.list && c.parts[j]! > 0);
+  const rareDocuments = [...candidates.values()].filter((c) => phrases.some((p, j) => !p.list && c.parts[j]! > 0));
   for (const [i, p] of phrases.entries()) {
     if (!p.list || p.list.docs > documents * RESOLVE_SHARE) continue;
     const [row] = await db.all<{ packed: string | null }>(sql`
       SELECT group_concat(n, ' ') AS packed FROM (
         SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${`${anyRare} AND ${p.match}`})`);
     const holding = new Set(unpack(row?.packed ?? null, ' ').map(Number));
-    for (const c of candidates.values()) {
-      if (Number.isNaN(c.parts[i]) && !holding.has(c.n) && isRareDocument(c)) c.parts[i] = 0;
-    }
+    for (const c of rareDocuments) if (Number.isNaN(c.parts[i]) && !holding.has(c.n)) c.parts[i] = 0;
   }
 }
 
