@@ -11,17 +11,26 @@ import { buildMatchExpression } from './query.ts';
  * every match in FTS5 is the better plan.
  */
 const RARE_MATCHES_MAX = 20_000;
-/**
- * Candidates are scored this many at a time at first, best bound first, then twice as many
- * each round: most queries stop within the first round, and one with loose bounds (several
- * mid-frequency words) gets through its candidates in a few statements.
- */
-const RANK_CHUNK = 256;
+/** How the index ranks; tests change it to reach every path on a small corpus. */
+export interface ImpactPlan {
+  /** The share of FTS5's work (counted as HEAD_COST tells) the index may plan to do. */
+  workShare: number;
+  /**
+   * Candidates scored in the first round, best bound first; each later round scores twice
+   * as many. Most queries stop within the first; one that does not first tightens its
+   * bounds (see resolveDocuments), and one with loose bounds (several mid-frequency words)
+   * still gets through its candidates in a few statements.
+   */
+  firstRound: number;
+}
+
+export const IMPACT_PLAN: ImpactPlan = { workShare: 1 / 3, firstRound: 256 };
+
 /** Past this many candidates scored, ranking in FTS5 is the better plan. */
 const RANK_MAX = 40_000;
 /**
- * The index starts only while its work stays below this share of FTS5's, counted in
- * matches FTS5 scores (a docsize lookup and bm25 each, ~4.5 µs at a million entries):
+ * The index starts only while its work stays below a share of FTS5's (IMPACT_PLAN),
+ * counted in matches FTS5 scores (a docsize lookup and bm25 each, ~4.5 µs at a million entries):
  * FTS5 scores every match of every word; the index counts the rare words' matches (a walk
  * of their doclists), reads each list's head (HEAD_COST a posting, one string for the
  * list), scores a rare word's matches as FTS5 does and hands them over packed (RARE_COST
@@ -32,11 +41,16 @@ const RANK_MAX = 40_000;
  * that runs over its budget finishes when finishing costs less than FTS5 whole (see
  * finishInstead): what is spent is spent.
  */
-const WORK_SHARE = 1 / 3;
 const HEAD_COST = 0.15;
 const RARE_COST = 1.4;
 const SCORE_COST = 1.2;
 const CHECK_COST = 0.7;
+/**
+ * An intersection of doclists (resolveDocuments): a walk of the listed word's doclist
+ * (WALK_COST a document) and a rowid handed over for each document in it (RESOLVE_COST).
+ */
+const WALK_COST = 0.02;
+const RESOLVE_COST = 0.2;
 /**
  * What a candidate costs at most when deciding to finish a ranking: its score, its check
  * and the bookkeeping around them (measured at a million entries: ~12 µs a candidate
@@ -44,8 +58,8 @@ const CHECK_COST = 0.7;
  */
 const FINISH_COST = 2.5;
 /**
- * A listed word in at most this share of the documents is intersected with the rare words
- * (resolveRareDocuments); a more common one is in most of their documents anyway.
+ * Before ranking, a listed word in at most this share of the documents is intersected with
+ * the rare words (resolveDocuments); a more common one is in most of their documents anyway.
  */
 const RESOLVE_SHARE = 0.25;
 /** Candidates put through the prefilter at once, best first, when they may enter the hits. */
@@ -76,6 +90,8 @@ interface Phrase {
   match: string;
   /** Its impact list, when its term has one. */
   list: { id: number; term: string; threshold: number; docs: number; head: number; idf: number; cap: number } | null;
+  /** A rare phrase's matches, once counted. */
+  matches?: number;
 }
 
 /** Work (in FTS5 scorings) the index may still do before FTS5 whole is the cheaper plan. */
@@ -87,6 +103,8 @@ interface Budget {
   whole: number;
   /** Set once the budget was raised to finish the ranking (see rankBest). */
   extended?: boolean;
+  /** Set once the listed words' documents were resolved against each other (see rankBest). */
+  resolved?: boolean;
 }
 
 /** What FTS5 would score for the listed words, against what reading their heads costs. */
@@ -146,8 +164,9 @@ export async function searchKeywordByImpact(
   terms: readonly string[],
   prefilter: SQL,
   limit: number,
-  workShare = WORK_SHARE,
+  plan: Partial<ImpactPlan> = {},
 ): Promise<KeywordHit[] | null> {
+  const { workShare, firstRound } = { ...IMPACT_PLAN, ...plan };
   const setup = await readPhrases(db, terms);
   if (!setup) return null;
   const { phrases, avgdl, documents } = setup;
@@ -155,7 +174,8 @@ export async function searchKeywordByImpact(
   if (!budget) return null;
   const candidates = await reachCandidates(db, { phrases, avgdl, budget, documents });
   if (!candidates) return null;
-  let ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
+  const context = { phrases, avgdl, budget, documents, firstRound };
+  let ranked = await rankBest(db, context, candidates, prefilter, limit);
   if (!ranked) return null;
   let outside = phrases.reduce((s, p) => s + (p.list?.cap ?? 0), 0);
   if (!(outside < ranked.floor)) {
@@ -164,7 +184,7 @@ export async function searchKeywordByImpact(
     const combined = await reachCombinations(db, { phrases, budget, documents }, ranked.floor, candidates);
     if (combined === null) return null;
     outside = combined;
-    ranked = await rankBest(db, { phrases, avgdl, budget }, candidates, prefilter, limit);
+    ranked = await rankBest(db, context, candidates, prefilter, limit);
     if (!ranked) return null;
   }
   // Strictly: a document outside tied with the last hit could come first by rowid.
@@ -302,6 +322,7 @@ async function reachCandidates(
       )}`,
     );
     const counts = rare.map((_, i) => Number(row?.[`c${i}`] ?? 0));
+    for (const [i, p] of rare.entries()) p.matches = counts[i]!;
     if (counts.some((c) => c > RARE_MATCHES_MAX)) return null;
     const matches = counts.reduce((a, b) => a + b, 0);
     if (matches * budget.rareCost > budget.left) return null;
@@ -329,34 +350,61 @@ async function reachCandidates(
       get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
     }
   }
-  await resolveRareDocuments(db, phrases, documents, out);
+  await resolveDocuments(db, { phrases, budget, documents }, [...out.values()], false);
   for (const c of out.values()) bound(c, phrases);
   return out;
 }
 
 /**
- * Tells, for each listed word most documents lack, which of the rare words' documents hold
- * it: FTS5 intersects the doclists without scoring anything (a few milliseconds), and in a
- * document that does not hold the word its part is 0, not the list's cap. Without this,
- * every rare word's document kept a bound above the floor and had to be scored.
+ * Tells, for each listed word, which of these candidates hold it: a candidate reached by
+ * another word (a rare word's match, or a list's head) holds the listed one exactly when
+ * it is in their intersection, which FTS5 finds without scoring anything (`"listed" AND
+ * ("other" OR …)`, a walk of the doclists). In a candidate that does not hold the word its
+ * part is 0, not the list's cap. Without this, every rare word's document kept a bound
+ * above the floor and had to be scored.
+ *
+ * First (`withLists` false) only the rare words' documents are resolved, for the listed
+ * words most documents lack: that is cheap, and most queries stop soon after. A ranking
+ * that does not stop within its first round resolves the heads against each other too
+ * (see rankBest): a document in one list's head is bounded by the caps of every other list
+ * until then, and a query of several mid-frequency words would otherwise score most of
+ * their heads one by one. An intersection is read only when it costs less than scoring
+ * the candidates it can settle.
  */
-async function resolveRareDocuments(
+async function resolveDocuments(
   db: Db,
-  phrases: readonly Phrase[],
-  documents: number,
-  candidates: Map<number, Candidate>,
+  { phrases, budget, documents }: { phrases: readonly Phrase[]; budget: Budget; documents: number },
+  candidates: readonly Candidate[],
+  withLists: boolean,
 ): Promise<void> {
-  const rare = phrases.filter((p) => !p.list).map((p) => p.match);
-  if (rare.length === 0 || candidates.size === 0) return;
-  const anyRare = rare.length === 1 ? rare[0]! : `(${rare.join(' OR ')})`;
-  const rareDocuments = [...candidates.values()].filter((c) => phrases.some((p, j) => !p.list && c.parts[j]! > 0));
+  const resolvable = (p: Phrase) => p.list !== null && (withLists || p.list.docs <= documents * RESOLVE_SHARE);
   for (const [i, p] of phrases.entries()) {
-    if (!p.list || p.list.docs > documents * RESOLVE_SHARE) continue;
+    if (!p.list || !resolvable(p)) continue;
+    const docs = p.list.docs;
+    const open = candidates.filter((c) => Number.isNaN(c.parts[i]));
+    // Another word is intersected with this one when the candidates it reached outnumber
+    // (in work) the documents the intersection hands over for it; words independent of
+    // each other share about `docs × size / documents` of them.
+    const others = phrases.flatMap((o, j) => {
+      if (o.match === p.match || (o.list && !withLists)) return [];
+      const reached = open.filter((c) => c.parts[j]! > 0).length;
+      const rows = (docs * (o.list?.docs ?? o.matches ?? documents)) / documents;
+      return reached > 0 && (!withLists || rows * RESOLVE_COST < reached * SCORE_COST) ? [{ j, rows }] : [];
+    });
+    const settled = open.filter((c) => others.some(({ j }) => c.parts[j]! > 0));
+    if (settled.length === 0) continue;
+    if (withLists) {
+      const cost = docs * WALK_COST + others.reduce((sum, o) => sum + o.rows, 0) * RESOLVE_COST;
+      if (cost > settled.length * SCORE_COST || cost > budget.left) continue;
+      budget.left -= cost;
+    }
+    const anyOther = [...new Set(others.map(({ j }) => phrases[j]!.match))];
+    const expression = `${p.match} AND ${anyOther.length === 1 ? anyOther[0] : `(${anyOther.join(' OR ')})`}`;
     const [row] = await db.all<{ packed: string | null }>(sql`
       SELECT group_concat(n, ' ') AS packed FROM (
-        SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${`${anyRare} AND ${p.match}`})`);
+        SELECT rowid AS n FROM entries_fts WHERE entries_fts MATCH ${expression})`);
     const holding = new Set(unpack(row?.packed ?? null, ' ').map(Number));
-    for (const c of rareDocuments) if (Number.isNaN(c.parts[i]) && !holding.has(c.n)) c.parts[i] = 0;
+    for (const c of settled) if (!holding.has(c.n)) c.parts[i] = 0;
   }
 }
 
@@ -482,12 +530,18 @@ function finishInstead(budget: Budget, left: number): boolean {
  */
 async function rankBest(
   db: Db,
-  { phrases, avgdl, budget }: { phrases: Phrase[]; avgdl: number; budget: Budget },
+  {
+    phrases,
+    avgdl,
+    budget,
+    documents,
+    firstRound,
+  }: { phrases: Phrase[]; avgdl: number; budget: Budget; documents: number; firstRound: number },
   candidates: Map<number, Candidate>,
   prefilter: SQL,
   limit: number,
 ): Promise<{ hits: Ranked[]; floor: number } | null> {
-  const order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
+  let order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
   // What an earlier call settled stays settled.
   let hits = order
     .filter((c) => typeof c.id === 'string')
@@ -501,7 +555,7 @@ async function rankBest(
     return floor === null || better(c, floor) < 0;
   };
   let at = 0;
-  for (let size = RANK_CHUNK; ; size *= 2) {
+  for (let size = firstRound; ; size *= 2) {
     while (pending.length > 0 && mayEnter(pending[0]!)) {
       const batch = pending.splice(0, Math.max(CHECK_CHUNK, limit - hits.length));
       budget.left -= batch.length * CHECK_COST;
@@ -513,8 +567,18 @@ async function rankBest(
     }
     while (at < order.length && order[at]!.score !== undefined) at++;
     if (at >= order.length) break;
-    const floor = floorOf();
+    let floor = floorOf();
     if (floor && order[at]!.upper < floor.score!) break;
+    if (!budget.resolved && scoredCount >= firstRound) {
+      // Past its first round the ranking is slow to settle: tighten the bounds left open.
+      budget.resolved = true;
+      const open = order.slice(at).filter((c) => !floor || c.upper >= floor.score!);
+      await resolveDocuments(db, { phrases, budget, documents }, open, true);
+      for (const c of open) bound(c, phrases);
+      order = [...order.slice(0, at), ...order.slice(at).sort((a, b) => b.upper - a.upper)];
+      floor = floorOf();
+      if (floor && order[at]!.upper < floor.score!) break;
+    }
     if (scoredCount >= RANK_MAX) return null;
     // Room is kept for checking the hits still missing: scoring more than the budget can
     // then check would only find out later that it cannot finish.
