@@ -39,7 +39,7 @@ const RANK_MAX = 40_000;
  * few thousand entries has a head of most of its matches, and a query of such words is
  * ranked faster by FTS5 whole than the index could even start. Once started, a ranking
  * that runs over its budget finishes when finishing costs less than FTS5 whole (see
- * finishInstead): what is spent is spent.
+ * raiseBudget): what is spent is spent.
  */
 const HEAD_COST = 0.15;
 const RARE_COST = 1.4;
@@ -101,8 +101,8 @@ interface Budget {
   rareCost: number;
   /** All FTS5 whole would score: the listed words' documents and the rare words' matches (once counted). */
   whole: number;
-  /** Set once the budget was raised to finish the ranking (see rankBest). */
-  extended?: boolean;
+  /** What the budget was raised by to finish the ranking (see raiseBudget). */
+  raised: number;
   /** Set once the listed words' documents were resolved against each other (see rankBest). */
   resolved?: boolean;
 }
@@ -116,7 +116,7 @@ function workBudget(phrases: readonly Phrase[], workShare: number): Budget | nul
     left += list.docs * workShare - list.head * HEAD_COST;
     whole += list.docs;
   }
-  return left > 0 ? { left, rareCost: RARE_COST - workShare, whole } : null;
+  return left > 0 ? { left, rareCost: RARE_COST - workShare, whole, raised: 0 } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
@@ -216,7 +216,8 @@ async function reachCombinations(
   // Words independent of each other: a set shares about this many documents. Sets that
   // large would be read only to find that they are too many to score.
   const expected = (set: Phrase[]) => set.reduce((e, p) => (e * p.list!.docs) / documents, documents);
-  if (sets.reduce((s, set) => s + expected(set), 0) * (1 + SCORE_COST) > budget.left) return null;
+  const need = sets.reduce((s, set) => s + expected(set), 0) * (1 + FINISH_COST);
+  if (need > budget.left && !raiseBudget(budget, need - Math.max(budget.left, 0))) return null;
   for (const set of sets) {
     const most = Math.min(RANK_MAX, Math.floor(budget.left / (1 + SCORE_COST)));
     const [row] = await db.all<{ matches: number; packed: string | null }>(sql`
@@ -508,15 +509,14 @@ async function checkPrefilter(db: Db, batch: readonly Candidate[], prefilter: SQ
 }
 
 /**
- * Whether to finish a ranking whose budget ran out, raising the budget by what finishing
- * can still cost at most (`left` candidates scored and checked, at their worst): what is
- * spent is spent, and when the rest costs less than all of FTS5's work, going on is the
- * cheaper plan. Once per query.
+ * Whether to go on with a ranking whose budget ran out, raising the budget by what going
+ * on can still cost at most (`worst`): what is spent is spent, and while all the budget
+ * was raised by stays below FTS5's whole work, going on is the cheaper plan. (Declining
+ * late paid FTS5 whole on top of the work done, the slowest queries there were.)
  */
-function finishInstead(budget: Budget, left: number): boolean {
-  const worst = left * FINISH_COST;
-  if (budget.extended || worst >= budget.whole) return false;
-  budget.extended = true;
+function raiseBudget(budget: Budget, worst: number): boolean {
+  if (budget.raised + worst >= budget.whole) return false;
+  budget.raised += worst;
   budget.left = Math.max(budget.left, 0) + worst;
   return true;
 }
@@ -559,7 +559,8 @@ async function rankBest(
     while (pending.length > 0 && mayEnter(pending[0]!)) {
       const batch = pending.splice(0, Math.max(CHECK_CHUNK, limit - hits.length));
       budget.left -= batch.length * CHECK_COST;
-      if (budget.left < 0 && !finishInstead(budget, order.length - scoredCount + pending.length + batch.length)) {
+      const left = order.length - scoredCount + pending.length + batch.length;
+      if (budget.left < 0 && !raiseBudget(budget, left * FINISH_COST)) {
         return null;
       }
       await checkPrefilter(db, batch, prefilter);
@@ -583,7 +584,8 @@ async function rankBest(
     // Room is kept for checking the hits still missing: scoring more than the budget can
     // then check would only find out later that it cannot finish.
     const reserve = Math.max(0, limit - hits.length) * CHECK_COST;
-    if (budget.left - reserve < SCORE_COST) finishInstead(budget, order.length - scoredCount + pending.length);
+    if (budget.left - reserve < SCORE_COST)
+      raiseBudget(budget, (order.length - scoredCount + pending.length) * FINISH_COST);
     const room = Math.min(size, Math.floor((budget.left - reserve) / SCORE_COST));
     const chunk: Candidate[] = [];
     for (; at < order.length && chunk.length < room; at++) if (order[at]!.score === undefined) chunk.push(order[at]!);
