@@ -33,18 +33,31 @@ export interface ImpactMeasure {
 
 const TOP = 10;
 
+/**
+ * Recall with the index hidden: its terms deleted in a write transaction that is rolled
+ * back. The server on the same file writes too (recall counts), and runs have stopped on
+ * SQLITE_BUSY here after the busy timeout: the transaction is tried again, a second apart.
+ */
 async function exhaustiveRecall(db: Db, query: string, now: Date) {
-  let out: Awaited<ReturnType<typeof recallEntries>> | null = null;
-  try {
-    await db.transaction(async (tx) => {
-      await tx.run(sql`DELETE FROM impact_terms`);
-      out = await recallEntries(tx, { query, topK: TOP, hops: 1 }, now);
-      tx.rollback();
-    });
-  } catch (error) {
-    if (!(error instanceof TransactionRollbackError)) throw error;
+  for (let attempt = 1; ; attempt++) {
+    let out: Awaited<ReturnType<typeof recallEntries>> | null = null;
+    try {
+      await db.transaction(async (tx) => {
+        await tx.run(sql`DELETE FROM impact_terms`);
+        out = await recallEntries(tx, { query, topK: TOP, hops: 1 }, now);
+        tx.rollback();
+      });
+    } catch (error) {
+      const busy = (error as { code?: string }).code === 'SQLITE_BUSY';
+      if (busy && attempt < 10) {
+        console.error(`  exhaustive recall: database busy (attempt ${attempt}), trying again in 1 s`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        continue;
+      }
+      if (!(error instanceof TransactionRollbackError)) throw error;
+    }
+    return out!;
   }
-  return out!;
 }
 
 async function indexSize(db: Db): Promise<ImpactMeasure['index']> {
