@@ -568,16 +568,16 @@ async function rankBest(
     }
     while (at < order.length && order[at]!.score !== undefined) at++;
     if (at >= order.length) break;
-    let floor = floorOf();
+    const floor = floorOf();
     if (floor && order[at]!.upper < floor.score!) break;
     if (!budget.resolved && scoredCount >= firstRound) {
-      // Past its first round the ranking is slow to settle: tighten the bounds left open.
+      // Past its first round the ranking is slow to settle: tighten the bounds left open
+      // (the hits, and so the floor, stay as they are).
       budget.resolved = true;
       const open = order.slice(at).filter((c) => !floor || c.upper >= floor.score!);
       await resolveDocuments(db, { phrases, budget, documents }, open, true);
       for (const c of open) bound(c, phrases);
       order = [...order.slice(0, at), ...order.slice(at).sort((a, b) => b.upper - a.upper)];
-      floor = floorOf();
       if (floor && order[at]!.upper < floor.score!) break;
     }
     if (scoredCount >= RANK_MAX) return null;
