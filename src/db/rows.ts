@@ -16,30 +16,69 @@ export interface RowReader<T extends SQLiteTable> {
   all(db: Db, rest: SQL): Promise<InferSelectModel<T>[]>;
   /** The statement `all` runs, to send together with others (readTogether); map its rows with `read`. */
   query(rest: SQL): SQL;
+  /**
+   * The same read of only some columns (by key), for a caller that knows which fields it
+   * will use: each value a row does not need is one less for the driver to convert.
+   */
+  only<K extends keyof InferSelectModel<T>>(keys: readonly K[]): ColumnReader<Pick<InferSelectModel<T>, K>>;
+}
+
+/** A read of some of a table's columns: its statement and row mapper. */
+export interface ColumnReader<R> {
+  read(row: Record<string, unknown>): R;
+  query(rest: SQL): SQL;
+}
+
+interface Field {
+  key: string;
+  name: string;
+  decode: (value: unknown) => unknown;
+}
+
+function columnReader<R>(table: SQLiteTable, fields: readonly Field[]): ColumnReader<R> {
+  const columns = fields.map((f) => `"${f.name}"`).join(', ');
+  const select = sql.raw(`SELECT ${columns} FROM "${getTableName(table)}" `);
+  return {
+    read(row) {
+      const out: Record<string, unknown> = {};
+      for (const f of fields) {
+        const value = row[f.name];
+        out[f.key] = value === null || value === undefined ? null : f.decode(value);
+      }
+      return out as R;
+    },
+    query: (rest) => sql`${select}${rest}`,
+  };
 }
 
 export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
-  const fields = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+  type Row = InferSelectModel<T>;
+  const fields: Field[] = Object.entries(getTableColumns(table)).map(([key, column]) => ({
     key,
     name: column.name,
     decode: (value: unknown) => column.mapFromDriverValue(value),
   }));
-  const columns = fields.map((f) => `"${f.name}"`).join(', ');
-  const select = sql.raw(`SELECT ${columns} FROM "${getTableName(table)}" `);
-  const read = (row: Record<string, unknown>) => {
-    const out: Record<string, unknown> = {};
-    for (const f of fields) {
-      const value = row[f.name];
-      out[f.key] = value === null || value === undefined ? null : f.decode(value);
-    }
-    return out as InferSelectModel<T>;
-  };
+  const whole = columnReader<Row>(table, fields);
+  // A few column sets are asked for, each by one kind of selection; keep their readers.
+  const subsets = new Map<string, ColumnReader<unknown>>();
   return {
-    read,
-    query: (rest) => sql`${select}${rest}`,
+    ...whole,
     async all(db, rest) {
-      const rows = await db.all<Record<string, unknown>>(sql`${select}${rest}`);
-      return rows.map(read);
+      const rows = await db.all<Record<string, unknown>>(whole.query(rest));
+      return rows.map(whole.read);
+    },
+    only<K extends keyof Row>(keys: readonly K[]) {
+      const wanted = new Set<string>(keys as readonly string[]);
+      const name = fields.flatMap((f) => (wanted.has(f.key) ? [f.key] : [])).join(',');
+      let reader = subsets.get(name);
+      if (!reader) {
+        reader = columnReader(
+          table,
+          fields.filter((f) => wanted.has(f.key)),
+        );
+        if (subsets.size < 64) subsets.set(name, reader);
+      }
+      return reader as ColumnReader<Pick<Row, K>>;
     },
   };
 }

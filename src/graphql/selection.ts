@@ -1,27 +1,62 @@
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 
 /**
- * Whether the operation asks, below the field being resolved, for the field at `path`
- * (response names aside: fields are matched by name, through fragments, whatever their
- * directives say). A resolver uses it to read data its children will need in the same
- * statement as its own; a yes it should not have had costs a read, never a wrong answer.
+ * The names of the fields the operation selects on the object at `path` below the field
+ * being resolved (through fragments; `__typename` included), or null when it selects
+ * nothing there.
  *
- * @example selects(info, ['nodes', 'entry']) // true for graphView { nodes { entry { id } } }
+ * @example selectedFields(info, ['nodes', 'entry']) // Set { 'id', 'kind' } for graphView { nodes { entry { id kind } } }
  */
-export function selects(info: GraphQLResolveInfo, path: readonly string[]): boolean {
-  return info.fieldNodes.some((node) => node.selectionSet !== undefined && within(node.selectionSet, path, info));
+export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> | null {
+  const names = new Set<string>();
+  let found = false;
+  const collect = (set: SelectionSetNode): void => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
+      else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) collect(fragment.selectionSet);
+      }
+    }
+  };
+  const visit = (set: SelectionSetNode, rest: readonly string[]): void => {
+    const [name, ...deeper] = rest;
+    if (name === undefined) {
+      found = true;
+      collect(set);
+      return;
+    }
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === name && selection.selectionSet) visit(selection.selectionSet, deeper);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, rest);
+      } else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) visit(fragment.selectionSet, rest);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) if (node.selectionSet) visit(node.selectionSet, path);
+  return found ? names : null;
 }
 
-function within(set: SelectionSetNode, path: readonly string[], info: GraphQLResolveInfo): boolean {
-  const [name, ...rest] = path;
-  if (name === undefined) return true;
-  return set.selections.some((selection) => {
-    if (selection.kind === Kind.FIELD) {
-      if (selection.name.value !== name) return false;
-      return rest.length === 0 || (selection.selectionSet !== undefined && within(selection.selectionSet, rest, info));
-    }
-    if (selection.kind === Kind.INLINE_FRAGMENT) return within(selection.selectionSet, path, info);
-    const fragment = info.fragments[selection.name.value];
-    return fragment !== undefined && within(fragment.selectionSet, path, info);
-  });
+/**
+ * The columns a type's fields read from its row, given which fields are selected: from the
+ * type's map of field to columns, or null (read whole rows) when a selected field is not
+ * in it. `__typename` reads none.
+ */
+export function columnsFor<C extends string>(
+  map: Readonly<Record<string, readonly C[]>>,
+  fields: ReadonlySet<string>,
+): C[] | null {
+  const columns = new Set<C>();
+  for (const field of fields) {
+    if (field === '__typename') continue;
+    const needs = Object.hasOwn(map, field) ? map[field] : undefined;
+    if (!needs) return null;
+    for (const column of needs) columns.add(column);
+  }
+  return [...columns];
 }

@@ -277,7 +277,8 @@ export function edgesAmongQuery(ids: readonly string[]): SQL {
   return edgeRows.query(edgesAmongWhere(ids));
 }
 
-function edgesAmongWhere(ids: readonly string[]): SQL {
+/** The clause after `FROM edges` that picks the edges among `ids`, heaviest first. */
+export function edgesAmongWhere(ids: readonly string[]): SQL {
   // Probe by src and filter dst without its index (+): matching both through the unique
   // (src, dst, type) index would probe every pair, n² lookups instead of n. That index
   // still serves the probe, so dst is tested in it and only the edges kept are read from

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureId, LINK } from '../helpers/operations.ts';
+import { type Db, drizzleFor, openClient } from '../../src/db/client.ts';
+import { graphView } from '../../src/retrieval/graph-view.ts';
+import { captureId, LINK, UPDATE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
+import { openWorkspaceDb } from '../helpers/workspace-db.ts';
+
+const DAY = 86_400_000;
 
 const VIEW = `query ($seeds: [ID!]!, $hops: Int) {
   graphView(seedIds: $seeds, hops: $hops) { truncated nodes { hop score entry { id } } edges { src dst type weight } }
@@ -236,5 +241,185 @@ describe('graphView', () => {
     expect(code(await run(all.slice(0, 50)))).toBeUndefined();
     expect(code(await run([all[0]!], 4))).toBe('BAD_USER_INPUT');
     expect(code(await run([all[0]!], -1))).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('graphView reads only the columns its selection needs', () => {
+  /** Introspected fields of a type: name, and whether it is an object (needs a selection). */
+  async function fieldsOf(type: string): Promise<{ name: string; leaf: boolean }[]> {
+    type T = { kind: string; ofType: T | null };
+    const data = await srv.gqlOk<{ __type: { fields: { name: string; type: T }[] } }>(
+      `query ($t: String!) { __type(name: $t) { fields { name type { kind ofType { kind ofType { kind ofType { kind } } } } } } }`,
+      { t: type },
+    );
+    const named = (t: T): string => (t.ofType ? named(t.ofType) : t.kind);
+    return data.__type.fields.map((f) => ({ name: f.name, leaf: ['SCALAR', 'ENUM'].includes(named(f.type)) }));
+  }
+  /** How a test selects a field: itself, or with a selection of its own for an object. */
+  const OBJECT_SELECTIONS: Record<string, string> = {
+    revisions: 'revisions { content cursor op }',
+    connections: 'connections { cursor direction edge { src dst type weight } }',
+    source: 'source { id content }',
+    target: 'target { id content }',
+  };
+  const select = (f: { name: string; leaf: boolean }) => {
+    if (f.leaf) return f.name;
+    const own = OBJECT_SELECTIONS[f.name];
+    if (!own) throw new Error(`give the object field ${f.name} a selection in this test`);
+    return own;
+  };
+
+  /** A small graph whose entries and edges have every optional field set somewhere. */
+  async function richGraph() {
+    const ws = freshWorkspace('columns');
+    const opts = { workspace: ws };
+    const a = await captureId(
+      srv,
+      {
+        content: 'Ana chose libSQL for the map',
+        kind: 'PERSON',
+        source: 'standup',
+        evidenceRef: 'doc://7',
+        observedAt: '2026-01-02T03:04:05.000Z',
+        importance: 0.9,
+        claimTag: 'VERIFIED',
+        tags: ['Infra', 'db'],
+        volatility: 'EPHEMERAL',
+      },
+      opts,
+    );
+    const b = await captureId(srv, { content: 'the first plan for the map' }, opts);
+    await srv.gqlOk(UPDATE, { id: b, content: 'the second plan for the map' }, opts);
+    const c = await captureId(srv, { content: 'the plan that replaced it', replaces: b }, opts);
+    const d = await captureId(srv, { content: 'what followed the plan', status: 'CANONICAL' }, opts);
+    const link = (src: string, dst: string, type: string, weight: number, metadata?: unknown) =>
+      srv.gqlOk(LINK, { input: { src, dst, type, weight, metadata } }, opts);
+    await link(a, b, 'CAUSED_BY', 0.7, { why: 'a meeting', n: 2 });
+    await link(a, c, 'RELATES_TO', 0.4);
+    await link(c, d, 'CAUSED_BY', 0.9, { order: [1, 2] });
+    await link(d, a, 'CAUSED_BY', 0.2);
+    // a's freshness then depends on its volatility and age: AGING (5 of its 7 days old).
+    const db = await openWorkspaceDb(srv.dbPath(ws));
+    try {
+      await db.execute({ sql: 'UPDATE entries SET updated_at = ? WHERE id = ?', args: [Date.now() - 5 * DAY, a] });
+    } finally {
+      db.close();
+    }
+    return { ws, ids: [a, b, c, d] };
+  }
+
+  it('answers every Entry and Edge field as the whole rows do', async () => {
+    const g = await richGraph();
+    const opts = { workspace: g.ws };
+    const fresh = await srv.gqlOk<{ entry: { freshness: string } }>(
+      'query ($id: ID!) { entry(id: $id) { freshness } }',
+      { id: g.ids[0] },
+      opts,
+    );
+    expect(fresh.entry.freshness).toBe('AGING');
+    const entryFields = await fieldsOf('Entry');
+    const edgeFields = await fieldsOf('Edge');
+    expect(entryFields.length).toBeGreaterThan(15);
+    const { graphView: all } = await srv.gqlOk<{ graphView: { edges: { id: string }[] } }>(
+      'query ($s: [ID!]!) { graphView(seedIds: $s, hops: 3) { nodes { entry { id } } edges { id } } }',
+      { s: [g.ids[0]] },
+      opts,
+    );
+    expect(all.edges).toHaveLength(5);
+
+    for (const field of entryFields) {
+      const sel = select(field);
+      const view = await srv.gqlOk<{ graphView: { nodes: { entry: { id: string } }[] } }>(
+        `query ($s: [ID!]!) { graphView(seedIds: $s, hops: 3) { nodes { entry { id ${sel} } } } }`,
+        { s: [g.ids[0]] },
+        opts,
+      );
+      expect(view.graphView.nodes).toHaveLength(4);
+      // The same entries read whole, by the loader, in an operation of their own.
+      const aliases = g.ids.map((id, i) => `e${i}: entry(id: "${id}") { id ${sel} }`).join(' ');
+      const whole = await srv.gqlOk<Record<string, { id: string }>>(`{ ${aliases} }`, {}, opts);
+      const byId = new Map(Object.values(whole).map((e) => [e.id, e]));
+      for (const node of view.graphView.nodes) expect(node.entry, field.name).toEqual(byId.get(node.entry.id));
+    }
+
+    for (const field of edgeFields) {
+      const sel = select(field);
+      const view = await srv.gqlOk<{ graphView: { edges: { id: string }[] } }>(
+        `query ($s: [ID!]!) { graphView(seedIds: $s, hops: 3) { edges { id ${sel} } } }`,
+        { s: [g.ids[0]] },
+        opts,
+      );
+      const aliases = all.edges.map((e, i) => `e${i}: node(id: "${e.id}") { ... on Edge { id ${sel} } }`).join(' ');
+      const whole = await srv.gqlOk<Record<string, { id: string }>>(`{ ${aliases} }`, {}, opts);
+      const byId = new Map(Object.values(whole).map((e) => [e.id, e]));
+      expect(view.graphView.edges).toHaveLength(5);
+      for (const edge of view.graphView.edges) expect(edge, field.name).toEqual(byId.get(edge.id));
+    }
+  });
+
+  it('follows fragments and aliases, and leaves other fields of the operation whole rows', async () => {
+    const g = await richGraph();
+    const [a, b] = g.ids as [string, string];
+    const doc = `
+      fragment E on Entry { id k: kind }
+      query ($s: [ID!]!, $b: ID!) {
+        graphView(seedIds: $s, hops: 2) {
+          nodes { entry { ...E __typename ... on Entry { importance } } }
+          edges { __typename ... on Edge { w: weight } src dst source { content } }
+        }
+        entry(id: $b) { id content freshness revisions { content } tags }
+      }`;
+    const data = await srv.gqlOk<{
+      graphView: { nodes: { entry: Record<string, unknown> }[]; edges: Record<string, unknown>[] };
+      entry: Record<string, unknown>;
+    }>(doc, { s: [a], b }, { workspace: g.ws });
+    const nodeA = data.graphView.nodes.find((n) => n.entry.id === a)!.entry;
+    expect(nodeA).toEqual({ id: a, k: 'PERSON', __typename: 'Entry', importance: 0.9 });
+    // An edge's source, read through the loader after the view read some columns of it, is the whole entry.
+    const ab = data.graphView.edges.find((e) => e.src === a && e.dst === b);
+    expect(ab).toEqual({
+      __typename: 'Edge',
+      w: 0.7,
+      src: a,
+      dst: b,
+      source: { content: 'Ana chose libSQL for the map' },
+    });
+    expect(data.entry).toEqual({
+      id: b,
+      content: 'the second plan for the map',
+      freshness: 'SUPERSEDED',
+      revisions: [{ content: 'the first plan for the map' }],
+      tags: [],
+    });
+  });
+
+  it('reads the columns it is given and no others, on the workspace file', async () => {
+    const g = await richGraph();
+    const [a] = g.ids as [string];
+    const client = await openClient({ url: `file:${srv.dbPath(g.ws)}`, local: true });
+    try {
+      const db = drizzleFor(client) as unknown as Db;
+      const some = await graphView(db, [a], 3, {
+        entries: ['kind', 'importance'],
+        edgeColumns: ['weight', 'metadata'],
+      });
+      const whole = await graphView(db, [a], 3, { entries: true });
+      expect(some.nodes.map((n) => n.id)).toEqual(whole.nodes.map((n) => n.id));
+      for (const [i, node] of some.nodes.entries()) {
+        const full = whole.nodes[i]!.entry!;
+        expect(node.entry).toEqual({ id: full.id, kind: full.kind, importance: full.importance });
+      }
+      expect(some.edges).toEqual(
+        whole.edges.map(({ src, dst, type, weight, metadata }) => ({ src, dst, type, weight, metadata })),
+      );
+      expect(some.edges.find((e) => e.src === a && e.type === 'CAUSED_BY' && e.weight === 0.7)?.metadata).toEqual({
+        why: 'a meeting',
+        n: 2,
+      });
+      const bare = await graphView(db, [a], 3);
+      expect(bare.nodes.every((n) => n.entry === undefined)).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });

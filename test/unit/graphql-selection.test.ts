@@ -1,41 +1,65 @@
 import { buildSchema, graphql } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { selects } from '../../src/graphql/selection.ts';
+import { columnsFor, selectedFields } from '../../src/graphql/selection.ts';
 
 const schema = buildSchema(`
-  type Entry { id: ID! }
+  type Entry { id: ID! kind: String! content: String! }
   type Node { hop: Int! entry: Entry! }
   type View { nodes: [Node!]! truncated: Boolean! }
   type Query { view: View! }
 `);
 
-/** What `selects(info, ['nodes', 'entry'])` says in the view's resolver for an operation. */
-async function asksForEntries(source: string): Promise<boolean> {
-  let seen: boolean | undefined;
+/** What `selectedFields(info, ['nodes', 'entry'])` says in the view's resolver for an operation. */
+async function entryFields(source: string): Promise<string[] | null> {
+  let seen: Set<string> | null | undefined;
   const rootValue = {
-    view: (_args: unknown, _ctx: unknown, info: Parameters<typeof selects>[0]) => {
-      seen = selects(info, ['nodes', 'entry']);
+    view: (_args: unknown, _ctx: unknown, info: Parameters<typeof selectedFields>[0]) => {
+      seen = selectedFields(info, ['nodes', 'entry']);
       return { nodes: [], truncated: false };
     },
   };
   const result = await graphql({ schema, source, rootValue });
   expect(result.errors).toBeUndefined();
-  return seen!;
+  return seen === null ? null : [...seen!].sort();
 }
 
-describe('selects', () => {
-  it('finds a field below the resolved one, directly, aliased and through fragments', async () => {
-    expect(await asksForEntries('{ view { nodes { entry { id } } } }')).toBe(true);
-    expect(await asksForEntries('{ view { n: nodes { e: entry { id } } } }')).toBe(true);
+describe('selectedFields', () => {
+  it('finds the fields below the resolved one, directly, aliased and through fragments', async () => {
+    expect(await entryFields('{ view { nodes { entry { id } } } }')).toEqual(['id']);
+    expect(await entryFields('{ view { n: nodes { e: entry { i: id k: kind } } } }')).toEqual(['id', 'kind']);
     expect(
-      await asksForEntries('{ view { ... on View { nodes { ...N } } } } fragment N on Node { entry { id } }'),
-    ).toBe(true);
-    expect(await asksForEntries('{ view { ...V } } fragment V on View { nodes { ... { entry { id } } } }')).toBe(true);
+      await entryFields('{ view { ... on View { nodes { ...N } } } } fragment N on Node { entry { id __typename } }'),
+    ).toEqual(['__typename', 'id']);
+    expect(
+      await entryFields(
+        '{ view { ...V } } fragment V on View { nodes { ... { entry { ...E } } } } fragment E on Entry { content }',
+      ),
+    ).toEqual(['content']);
   });
 
-  it('says no when the path is not asked for', async () => {
-    expect(await asksForEntries('{ view { truncated } }')).toBe(false);
-    expect(await asksForEntries('{ view { nodes { hop } } }')).toBe(false);
-    expect(await asksForEntries('{ view { ...V } } fragment V on View { nodes { hop } }')).toBe(false);
+  it('merges every selection of the path, as execution does', async () => {
+    expect(await entryFields('{ view { nodes { entry { id } } nodes { entry { kind } } } }')).toEqual(['id', 'kind']);
+    expect(await entryFields('{ view { nodes { entry { id } } } view { nodes { entry { content } } } }')).toEqual([
+      'content',
+      'id',
+    ]);
+  });
+
+  it('says null when the path is not asked for', async () => {
+    expect(await entryFields('{ view { truncated } }')).toBeNull();
+    expect(await entryFields('{ view { nodes { hop } } }')).toBeNull();
+    expect(await entryFields('{ view { ...V } } fragment V on View { nodes { hop } }')).toBeNull();
+  });
+});
+
+describe('columnsFor', () => {
+  const map = { id: ['id'], kind: ['kind'], freshness: ['id', 'status', 'updatedAt'] } as const;
+  it('unites the columns of the selected fields; __typename reads none', () => {
+    expect(columnsFor(map, new Set(['id', 'freshness', '__typename']))?.sort()).toEqual(['id', 'status', 'updatedAt']);
+    expect(columnsFor(map, new Set(['__typename']))).toEqual([]);
+  });
+  it('asks for whole rows when a field is not in the map, including names of Object.prototype', () => {
+    expect(columnsFor(map, new Set(['id', 'content']))).toBeNull();
+    expect(columnsFor(map, new Set(['toString']))).toBeNull();
   });
 });

@@ -13,6 +13,21 @@ import { NodeRef, VALUE } from './node.ts';
 
 export const EdgeRef = builder.objectRef<EdgeSnapshot>('Edge');
 
+/** The fields of its row each field of Edge reads, as ENTRY_FIELD_COLUMNS for Entry. */
+export const EDGE_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof EdgeSnapshot)[]>> = {
+  id: ['src', 'dst', 'type'],
+  src: ['src'],
+  dst: ['dst'],
+  type: ['type'],
+  weight: ['weight'],
+  provenance: ['provenance'],
+  metadata: ['metadata'],
+  createdAt: ['createdAt'],
+  updatedAt: ['updatedAt'],
+  source: ['src'],
+  target: ['dst'],
+};
+
 EdgeRef.implement({
   description: 'A typed, weighted link between two entries of one workspace.',
   interfaces: [NodeRef],

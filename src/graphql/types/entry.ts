@@ -35,6 +35,34 @@ const CONNECTIONS_FIRST = {
   description: `How many, ${LIST_PAGES.connections.range.map((n) => n.toLocaleString('en-US')).join(' to ')}.`,
 };
 
+/**
+ * The columns of its row each field of Entry reads, for a parent that reads entries itself
+ * (graphView) and may read only the columns its selection needs (columnsFor). A field
+ * missing here makes such a parent read whole rows; test/integration/graph-view.test.ts
+ * holds every field to the answer it gives on a whole row.
+ */
+export const ENTRY_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof EntryRow)[]>> = {
+  id: ['id'],
+  content: ['content'],
+  source: ['source'],
+  kind: ['kind'],
+  status: ['status'],
+  volatility: ['volatility'],
+  importance: ['importance'],
+  claimTag: ['claimTag'],
+  evidenceRef: ['evidenceRef'],
+  recallCount: ['recallCount'],
+  contentHash: ['contentHash'],
+  observedAt: ['observedAt'],
+  createdAt: ['createdAt'],
+  updatedAt: ['updatedAt'],
+  // readFreshness's Pick of the row.
+  freshness: ['id', 'status', 'volatility', 'updatedAt'],
+  tags: ['id'],
+  revisions: ['id'],
+  connections: ['id'],
+};
+
 EntryRef.implement({
   description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
   interfaces: [NodeRef],
