@@ -32,6 +32,16 @@ const REGULAR_MEDIA_TYPES = ['application/graphql-response+json', 'application/j
  * wildcards match, and the last match wins.
  */
 export function negotiate(accept: string | undefined): string | null {
+  // A client sends the same Accept header request after request: remember the last answer.
+  if (lastNegotiated && accept === lastNegotiated.accept) return lastNegotiated.chosen;
+  const chosen = negotiateAfresh(accept);
+  lastNegotiated = { accept, chosen };
+  return chosen;
+}
+
+let lastNegotiated: { accept: string | undefined; chosen: string | null } | null = null;
+
+function negotiateAfresh(accept: string | undefined): string | null {
   const asked = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',').reverse();
   let chosen: string | null = null;
   for (const entry of asked) {
