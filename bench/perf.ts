@@ -792,8 +792,12 @@ function targetsFor(r: SizeResult): TargetRow[] {
   if (r.graphView) {
     const p50 = r.graphView.ours.p50 / r.graphView.raw.p50;
     const p95 = r.graphView.ours.p95 / r.graphView.raw.p95;
-    add('graphView p50 ours/raw', p50, '≤ 1.5×', p50 <= 1.5);
-    add('graphView p95 ours/raw', p95, '≤ 1.5×', p95 <= 1.5);
+    // Against the CTE in the bench's own process, which pays no HTTP: shown beside the
+    // target, which compares both sides over HTTP (the bare handler below).
+    const inProcess = (target: string, value: number) =>
+      rows.push({ size: r.label, target, value, limit: '≤ 1.5×', pass: value <= 1.5, binding: false });
+    inProcess('graphView p50 ours/raw (in process)', p50);
+    inProcess('graphView p95 ours/raw (in process)', p95);
     const http50 = r.graphView.ours.p50 / r.graphView.bareHttp.p50;
     const http95 = r.graphView.ours.p95 / r.graphView.bareHttp.p95;
     add('graphView p50 ours/bare HTTP', http50, '≤ 1.5×', http50 <= 1.5);
