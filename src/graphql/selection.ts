@@ -10,13 +10,22 @@ import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> | null {
   const names = new Set<string>();
   let found = false;
+  // Each fragment once per depth, as execution collects fields: spreads of spreads would
+  // otherwise be walked once per path to them.
+  const seen = new Set<string>();
+  const once = (name: string, depth: number) => {
+    const key = `${depth}:${name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
   const collect = (set: SelectionSetNode): void => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) names.add(selection.name.value);
       else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
       else {
         const fragment = info.fragments[selection.name.value];
-        if (fragment) collect(fragment.selectionSet);
+        if (fragment && once(selection.name.value, 0)) collect(fragment.selectionSet);
       }
     }
   };
@@ -34,7 +43,7 @@ export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]
         visit(selection.selectionSet, rest);
       } else {
         const fragment = info.fragments[selection.name.value];
-        if (fragment) visit(fragment.selectionSet, rest);
+        if (fragment && once(selection.name.value, rest.length)) visit(fragment.selectionSet, rest);
       }
     }
   };

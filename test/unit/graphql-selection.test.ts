@@ -9,12 +9,22 @@ const schema = buildSchema(`
   type Query { view: View! }
 `);
 
+/** How many times the last entryFields looked a fragment up. */
+let fragmentLookups = 0;
+
 /** What `selectedFields(info, ['nodes', 'entry'])` says in the view's resolver for an operation. */
 async function entryFields(source: string): Promise<string[] | null> {
   let seen: Set<string> | null | undefined;
   const rootValue = {
     view: (_args: unknown, _ctx: unknown, info: Parameters<typeof selectedFields>[0]) => {
-      seen = selectedFields(info, ['nodes', 'entry']);
+      fragmentLookups = 0;
+      const fragments = new Proxy(info.fragments, {
+        get(target, name, receiver) {
+          fragmentLookups++;
+          return Reflect.get(target, name, receiver);
+        },
+      });
+      seen = selectedFields({ ...info, fragments }, ['nodes', 'entry']);
       return { nodes: [], truncated: false };
     },
   };
@@ -43,6 +53,18 @@ describe('selectedFields', () => {
       'content',
       'id',
     ]);
+  });
+
+  it('walks each fragment once, however many spreads lead to it', async () => {
+    // 2^20 paths to the last fragment of each chain, which execution collects once.
+    const chain = Array.from({ length: 20 }, (_, i) => `fragment E${i} on Entry { ...E${i + 1} ...E${i + 1} }`);
+    const spreads = `${chain.join(' ')} fragment E20 on Entry { kind }`;
+    expect(await entryFields(`{ view { nodes { entry { id ...E0 } } } } ${spreads}`)).toEqual(['id', 'kind']);
+    expect(fragmentLookups).toBeLessThan(100);
+    const views = Array.from({ length: 20 }, (_, i) => `fragment V${i} on View { ...V${i + 1} ...V${i + 1} }`);
+    const outer = `${views.join(' ')} fragment V20 on View { nodes { entry { content } } }`;
+    expect(await entryFields(`{ view { ...V0 } } ${outer}`)).toEqual(['content']);
+    expect(fragmentLookups).toBeLessThan(100);
   });
 
   it('says null when the path is not asked for', async () => {
