@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPEND, captureId, FORGET, LINK, UPDATE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { checkFtsIntegrity, dumpWorkspace } from '../helpers/workspace-db.ts';
+import { collect, wsClient } from '../helpers/ws.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -72,12 +73,31 @@ describe('forget', () => {
     expect([...reads.brief.recent, ...reads.brief.important].map((e: { id: string }) => e.id)).not.toContain(doomed);
 
     const log = await srv.gqlOk(
-      '{ eventLog(limit: 1000) { seq type entryId entry { id } edge { src dst } } }',
+      '{ eventLog(limit: 1000) { seq type entryId entry { id } edge { src dst source { id } target { id } } } }',
       {},
       opts,
     );
+    // The edges that named the forgotten entry read null; the one between the others is whole.
+    const linked = log.eventLog.filter((e: { type: string }) => e.type === 'LINKED');
+    expect(linked.map((e: { edge: unknown }) => e.edge)).toEqual([
+      null,
+      null,
+      { src: keep1, dst: keep2, source: { id: keep1 }, target: { id: keep2 } },
+    ]);
     const forgotten = log.eventLog.at(-1);
     expect(forgotten).toEqual({ seq: lastSeq + 1, type: 'FORGOTTEN', entryId: doomed, entry: null, edge: null });
+    // The same in a subscription's replay.
+    const client = wsClient(srv.wsUrl, { workspace: ws });
+    const replay = collect(client, 'subscription { events(sinceSeq: 0) { seq type edge { source { id } } } }');
+    const replayed = await replay.until((xs) => xs.length >= forgotten.seq);
+    replay.dispose();
+    await client.dispose();
+    expect(replay.errors).toEqual([]);
+    expect(replayed.filter((e) => e.type === 'LINKED').map((e) => e.edge)).toEqual([
+      null,
+      null,
+      { source: { id: keep1 } },
+    ]);
     const aboutDoomed = log.eventLog.filter((e: { entryId: string | null }) => e.entryId === doomed);
     // CAPTURED, APPENDED, LINKED (doomed is the RELATES_TO src or not: count those by entryId) and FORGOTTEN.
     expect(aboutDoomed.map((e: { type: string }) => e.type).slice(0, 2)).toEqual(['CAPTURED', 'APPENDED']);

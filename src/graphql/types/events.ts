@@ -33,8 +33,16 @@ const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').imple
     edge: t.field({
       type: EdgeRef,
       nullable: true,
-      description: 'The edge as it was written (LINKED) or removed (UNLINKED).',
-      resolve: (e) => e.edge,
+      description:
+        'The edge as it was written (LINKED) or removed (UNLINKED); null once either of its entries is forgotten.',
+      // Forgetting an entry removes its edges, so an older event's edge may name an entry
+      // that no longer exists: like `entry`, it reads null then, rather than an edge whose
+      // `source` or `target` cannot be given.
+      resolve: async (e, _a, ctx) => {
+        if (!e.edge) return null;
+        const [src, dst] = await Promise.all([ctx.loaders.entry.load(e.edge.src), ctx.loaders.entry.load(e.edge.dst)]);
+        return src && dst ? e.edge : null;
+      },
     }),
     outcome: t.field({
       type: CaptureOutcomeEnum,
