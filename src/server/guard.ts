@@ -100,6 +100,35 @@ export function checkRequest(input: GuardInput, tokenMode: boolean, corsOrigins:
   return null;
 }
 
+/**
+ * Puts a request's target in origin form (`/path?query`), the only form the routes and
+ * Yoga read. An absolute-form target (`http://host/path`; RFC 9112 §3.2.2: proxies send it
+ * and servers must accept it) names the host itself, and that host takes the `Host`
+ * header's place, so the checks above judge the host the request really names. False for
+ * any other target (`*`, `//host/path`, `host:port`, a URL with credentials): those are
+ * answered 400 `BAD_REQUEST`.
+ *
+ * @example toOriginForm(req) // req.url 'http://localhost:4000/graphql' → '/graphql', Host 'localhost:4000'
+ */
+export function toOriginForm(req: { url?: string | undefined; headers: IncomingHttpHeaders }): boolean {
+  const target = req.url ?? '';
+  if (target.startsWith('/')) return !target.startsWith('//');
+  if (!/^https?:\/\//i.test(target)) return false;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return false;
+  }
+  if (url.username !== '' || url.password !== '') return false;
+  req.headers.host = url.host;
+  req.url = `${url.pathname}${url.search}`;
+  return true;
+}
+
+/** What a target that `toOriginForm` refuses is told. */
+export const BAD_TARGET = 'the request target must be a path such as /graphql (or an absolute http URL)';
+
 /** The JSON body of a refusal, in the shape of a GraphQL error response. */
 export function refusalBody(refusal: { message: string; code: string }): string {
   return JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });

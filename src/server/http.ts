@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
 import type { RedisStatus } from '../events/redis.ts';
 import type { EmbedderStatus } from '../memory/embeddings/unavailable.ts';
@@ -8,7 +9,7 @@ import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
 import { createDirectPost } from './direct-post.ts';
-import { checkRequest, type Refusal, refusalBody } from './guard.ts';
+import { BAD_TARGET, checkRequest, type Refusal, refusalBody, toOriginForm } from './guard.ts';
 import type { Logger, Metrics } from './observability.ts';
 import { createPlayground } from './playground.ts';
 import { GRAPHQL_PATH, type Yoga } from './yoga.ts';
@@ -187,6 +188,29 @@ function createAdmission(deps: HttpDeps): (req: IncomingMessage) => Promise<Refu
   };
 }
 
+/**
+ * What Node's HTTP parser refuses before any handler sees it (a malformed request line
+ * or header, headers too large, a request too slow to arrive) gets an answer with a code
+ * too, instead of Node's bare status line.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request did not arrive in time']
+        : [400, `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'}); ${BAD_TARGET}`];
+  const body = refusalBody({ message, code: 'BAD_REQUEST' });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
 /** HTTP: every request passes the request guard, then the router. */
 export function createHttpHandler(deps: HttpDeps): HttpHandler {
   const route = createRouter(deps);
@@ -195,6 +219,10 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
   const listener: RequestListener = (req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
+    if (!toOriginForm(req)) {
+      sendJsonError(res, 400, BAD_TARGET, 'BAD_REQUEST');
+      return;
+    }
     admit(req).then(
       (refusal) => {
         if (refusal) sendJsonError(res, refusal.status, refusal.message, refusal.code);

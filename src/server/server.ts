@@ -10,7 +10,7 @@ import { ControlStore } from '../workspaces/control.ts';
 import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
 import { Cap } from './caps.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
-import { createHttpHandler } from './http.ts';
+import { answerClientError, createHttpHandler } from './http.ts';
 import { impactUpkeep } from './impact-upkeep.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
@@ -171,6 +171,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     embeddings: () => sink.semantic()?.status() ?? null,
   });
   const http = createServer(handler.listener);
+  http.on('clientError', answerClientError);
   const multicast = new Multicast(bus.streams, realtime.bufferMax);
   const sockets = new Cap(config.maxSocketsPerClient);
   const admit = handler.admit;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -66,6 +67,23 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
       .digest('hex');
   }
   return out;
+}
+
+/** Sends `head` (request line and headers) and `body` as they are, and reads the whole answer. */
+function rawTarget(t: { origin: string }, head: string, body = ''): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(t.origin).port) }, () => {
+      const length =
+        body === '' ? '' : `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
+      socket.end(`${head}\r\nconnection: close\r\n${length}\r\n${body}`);
+    });
+    let text = '';
+    socket.setEncoding('utf8').on('data', (d: string) => {
+      text += d;
+    });
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text }));
+    socket.on('error', reject);
+  });
 }
 
 /** Opens a WebSocket with forged headers; resolves with the upgrade's HTTP status, or 101. */
@@ -194,6 +212,35 @@ describe('open mode refuses other web pages and rebound host names', () => {
     }
     expect((await upgrade(t.wsUrl, { origin: t.origin })).status).toBe(101);
     expect((await upgrade(t.wsUrl, {})).status).toBe(101);
+  });
+
+  it('takes an absolute-form target as the host it names, and refuses other targets with a code', async () => {
+    const port = new URL(t.origin).port;
+    const host = `127.0.0.1:${port}`;
+    const health = await rawTarget(t, `GET http://${host}/health HTTP/1.1\r\nhost: ${host}`);
+    expect(health.status).toBe(200);
+    const query = await rawTarget(t, `POST http://${host}/graphql HTTP/1.1\r\nhost: ${host}`, gqlBody('{ count }'));
+    expect(query.status).toBe(200);
+    expect(query.text).toContain('{"data":{"count":1}}');
+    // The host in the target is the one the request names: a rebound name is refused as in Host.
+    const rebound = await rawTarget(t, `GET http://evil.example:${port}/health HTTP/1.1\r\nhost: ${host}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.text).toContain('"code":"FORBIDDEN"');
+    const upgradeHead =
+      'upgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==';
+    const reboundSocket = await rawTarget(
+      t,
+      `GET http://evil.example:${port}/graphql HTTP/1.1\r\nhost: ${host}\r\n${upgradeHead}`,
+    );
+    expect(reboundSocket.status).toBe(403);
+    for (const target of ['*', '//evil.example/graphql', 'evil.example:80', 'http://user:pw@127.0.0.1/graphql']) {
+      for (const extra of ['', `\r\n${upgradeHead}`]) {
+        const res = await rawTarget(t, `GET ${target} HTTP/1.1\r\nhost: ${host}${extra}`);
+        expect(res.status, `${target}${extra && ' (upgrade)'}`).toBe(400);
+        expect(res.text).toContain('"code":"BAD_REQUEST"');
+        expect(res.text).not.toMatch(/\bat \S+ \(|node_modules/);
+      }
+    }
   });
 
   it('gives the CSRF refusal a code', async () => {
