@@ -11,7 +11,10 @@ export const rateLimitedSubscription = (cap: Cap) =>
     new DomainError('RATE_LIMITED', `this workspace already has ${cap.max} live subscriptions; close some and retry`),
   );
 
-const revoked = () => toGraphQLError(new DomainError('UNAUTHENTICATED', 'the bearer token was revoked'));
+/** Why a stream's access ended: its token was revoked, or the server left open mode. */
+export const TOKEN_REVOKED = 'the bearer token was revoked';
+export const TOKENS_NOW_REQUIRED = 'the server now requires a bearer token: a token was created';
+const accessEnded = (message: string) => toGraphQLError(new DomainError('UNAUTHENTICATED', message));
 
 type Result = ExecutionResult;
 
@@ -23,6 +26,7 @@ export function endWhenRevoked(
   source: AsyncIterableIterator<Result>,
   stillValid: () => Promise<boolean>,
   everyMs: number,
+  message = TOKEN_REVOKED,
 ): AsyncIterableIterator<Result> {
   let ended = false;
   let reportRevoked: (() => void) | null = null;
@@ -50,7 +54,7 @@ export function endWhenRevoked(
       const next = await Promise.race([source.next(), revocation]);
       if (next === 'revoked') {
         await finish();
-        return { done: false, value: { errors: [revoked()] } };
+        return { done: false, value: { errors: [accessEnded(message)] } };
       }
       if (next.done) await finish();
       return next;
@@ -74,13 +78,16 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Result> {
 
 /**
  * Subscriptions over HTTP (server-sent events): each counts against its workspace's cap
- * while it lives, and a token's stream ends within `recheckMs` of the token's
- * revocation. graphql-ws subscriptions are guarded by the WebSocket glue instead (per
+ * while it lives; a token's stream ends within `recheckMs` of the token's revocation, and
+ * a stream opened without a token within `recheckMs` of the server leaving open mode (the
+ * first token created), so no anonymous reader keeps a feed of a protected workspace. graphql-ws subscriptions are guarded by the WebSocket glue instead (per
  * subscriber, since identical ones share one execution; revocation closes the socket).
  */
 export function useSseSubscriptionGuards(opts: {
   cap: Cap;
   tokenStillValid: (ctx: Context) => Promise<boolean>;
+  /** Whether requests without a token are still served (open mode). */
+  stillOpen: () => Promise<boolean>;
   recheckMs: number;
 }): Plugin<Context> {
   return {
@@ -99,7 +106,9 @@ export function useSseSubscriptionGuards(opts: {
           }
           const counted = onIteratorEnd(result as AsyncIterable<Result>, release);
           setResult(
-            ctx.access.tokenId ? endWhenRevoked(counted, () => opts.tokenStillValid(ctx), opts.recheckMs) : counted,
+            ctx.access.tokenId
+              ? endWhenRevoked(counted, () => opts.tokenStillValid(ctx), opts.recheckMs)
+              : endWhenRevoked(counted, opts.stillOpen, opts.recheckMs, TOKENS_NOW_REQUIRED),
           );
         },
       };

@@ -176,21 +176,25 @@ async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
   }
   releaseOnClose(socket, release);
   const token = bearerOf(params.authorization);
-  if (access.tokenId && token) {
-    // A revoked token loses its open sockets too, within a second.
-    const timer = setInterval(() => {
-      deps.gate.stillValid(access, token).then(
-        (valid) => {
-          if (valid) return;
-          clearInterval(timer);
-          socket.close(4403, 'Forbidden: token revoked');
-        },
-        () => {},
-      );
-    }, TOKEN_RECHECK_MS);
-    timer.unref();
-    releaseOnClose(socket, () => clearInterval(timer));
-  }
+  // A revoked token loses its open sockets too, within a second; so does a socket opened
+  // without a token once the server leaves open mode (the first token is created).
+  const stillAllowed =
+    access.tokenId && token
+      ? () => deps.gate.stillValid(access, token)
+      : async () => !access.tokenId && !(await deps.gate.tokenMode());
+  const reason = access.tokenId ? 'Forbidden: token revoked' : 'Forbidden: the server now requires a bearer token';
+  const timer = setInterval(() => {
+    stillAllowed().then(
+      (allowed) => {
+        if (allowed) return;
+        clearInterval(timer);
+        socket.close(4403, reason);
+      },
+      () => {},
+    );
+  }, TOKEN_RECHECK_MS);
+  timer.unref();
+  releaseOnClose(socket, () => clearInterval(timer));
   return true;
 }
 

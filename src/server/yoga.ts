@@ -95,6 +95,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
           const token = bearerOf((ctx as Context & { request?: Request }).request?.headers.get('authorization'));
           return token !== undefined && (await gate.stillValid(ctx.access, token));
         },
+        stillOpen: async () => !(await gate.tokenMode()),
       }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
       useMutationGuard(),

@@ -56,6 +56,7 @@ export class ControlStore {
   readonly #lastUsedWritten = new Map<string, number>();
   #tokensExist: { value: boolean; at: number } | null = null;
   #tokenMode: { value: boolean; at: number } | null = null;
+  #modeRead: Promise<boolean> | null = null;
   #writes: Promise<unknown> = Promise.resolve();
 
   private constructor(client: Client, clock: () => number) {
@@ -143,9 +144,18 @@ export class ControlStore {
   async tokenMode(): Promise<boolean> {
     const now = this.#clock();
     if (this.#tokenMode && now - this.#tokenMode.at < MODE_CACHE_MS) return this.#tokenMode.value;
-    const [row] = await this.#db.select({ id: tokens.id }).from(tokens).limit(1);
-    this.#tokenMode = { value: row !== undefined, at: now };
-    return row !== undefined;
+    // Every open socket and stream asks each second: one read answers all who ask meanwhile.
+    this.#modeRead ??= (async () => {
+      try {
+        const [row] = await this.#db.select({ id: tokens.id }).from(tokens).limit(1);
+        // A token created meanwhile (here) has already set the newer answer.
+        if (!this.#tokenMode || this.#tokenMode.at < now) this.#tokenMode = { value: row !== undefined, at: now };
+        return this.#tokenMode.value;
+      } finally {
+        this.#modeRead = null;
+      }
+    })();
+    return this.#modeRead;
   }
 
   /**

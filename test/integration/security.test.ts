@@ -549,6 +549,69 @@ describe('revocation ends server-sent events streams', () => {
   });
 });
 
+describe('leaving open mode', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t?.stop());
+
+  it('ends the subscriptions opened without a token, over WebSocket and SSE, once a token is created', async () => {
+    const ws = await connect(t.wsUrl, { workspace: 'guarded' });
+    expect(ws.acked).toBe(true);
+    const received: string[] = [];
+    ws.socket.on('message', (data) => received.push(String(data)));
+    const closed = new Promise<number>((resolve) => ws.socket.on('close', (code) => resolve(code)));
+    ws.socket.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: { query: 'subscription { events { entry { content } } }' },
+      }),
+    );
+    const sse = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-workspace': 'guarded' },
+      body: gqlBody('subscription { events { entry { content } } }'),
+    });
+    expect(sse.status).toBe(200);
+    const reader = sse.body!.getReader();
+    let text = '';
+    const read = (async () => {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += Buffer.from(value).toString('utf8');
+      }
+    })();
+    await waitFor(() => t.server.bus.streams.open === 2);
+
+    // Another process makes the first token: the server is in token mode from now on.
+    const created = await runCli(['token', 'create', '--workspace', 'guarded', '--role', 'agent'], {
+      SPHERE_DATA_DIR: t.dataDir,
+    });
+    expect(created.code).toBe(0);
+    const token = /^(ms_\S+)$/m.exec(created.stdout)?.[1];
+    expect(token).toBeTruthy();
+
+    const late = <T>(value: T) => new Promise<T>((r) => setTimeout(() => r(value), 20_000));
+    expect(await Promise.race([closed, late(-1)])).toBe(4403);
+    const ended = await Promise.race([read.then(() => true), late(false)]);
+    expect(ended).toBe(true);
+    expect(text).toContain('UNAUTHENTICATED');
+    expect(await waitFor(() => t.server.bus.streams.open === 0)).toBe(true);
+
+    // What a token holder writes afterwards reached neither.
+    const auth = { authorization: `Bearer ${token}` };
+    await t.gqlOk('mutation { capture(input: { content: "written in token mode" }) { outcome } }', undefined, {
+      headers: auth,
+      workspace: 'guarded',
+    });
+    expect(received.join('')).not.toContain('written in token mode');
+    expect(text).not.toContain('written in token mode');
+  });
+});
+
 describe('the token command line', () => {
   let dataDir = '';
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
