@@ -187,7 +187,7 @@ export const CATALOG: CommandEntry[] = [
       'Ids and timestamps are kept and existing ids skipped, so importing twice changes nothing. A file\n' +
       'that is cut off, breaks a limit or, for an existing W, is not an export of W (or of V, with\n' +
       '--from) is refused whole: exit status 1 and nothing written. A workspace the import creates\n' +
-      '(--create) may take any export.',
+      '(--create) may take any export, and later takes that export again without --from.',
     flags: [
       WORKSPACE_FLAG,
       CREATE_FLAG,

@@ -98,9 +98,35 @@ export async function importFile(config: Config, id: string, path: string, opts:
   // The header check keeps one workspace's export from being merged into another by mistake;
   // a workspace this import creates holds nothing to mix it with, so any export may seed it.
   const anySource = creating && opts.from === undefined;
-  const summary = await validateExport(path, { name: opts.name ?? path, into: id, from: opts.from, anySource });
+  // So does any workspace an earlier import filled from that export: running the same
+  // import again changes nothing, and asks for no --from it did not need the first time.
+  const imported = !creating && opts.from === undefined ? await importedSources(config, id) : [];
+  const summary = await validateExport(path, {
+    name: opts.name ?? path,
+    into: id,
+    from: opts.from,
+    anySource,
+    imported,
+  });
   if (target && creating) return importIntoNewFile(id, target, summary, opts);
   return withWorkspace(config, id, (ws) => writeImport(ws, summary, { ...opts, oneTransaction: location.local }));
+}
+
+/** The workspaces whose exports were imported into workspace `id` before (its audit log). */
+async function importedSources(config: Config, id: string): Promise<string[]> {
+  const rows = await withWorkspace(config, id, (ws) =>
+    ws.db.all<{ details: string }>(sql`SELECT details FROM audit_log WHERE action = 'import'`),
+  );
+  const sources = new Set<string>();
+  for (const { details } of rows) {
+    try {
+      const from = (JSON.parse(details) as { from?: unknown }).from;
+      if (typeof from === 'string') sources.add(from);
+    } catch {
+      // Not an import's report: nothing to learn from it.
+    }
+  }
+  return [...sources];
 }
 
 async function importIntoNewFile(
@@ -185,7 +211,15 @@ interface Scan {
   fatal: boolean;
 }
 
-type ValidateOptions = { name: string; into: string; from?: string; anySource?: boolean };
+type ValidateOptions = {
+  name: string;
+  into: string;
+  from?: string | undefined;
+  /** Any header will do: the import creates the workspace. */
+  anySource?: boolean;
+  /** Headers that will do besides `from ?? into`: sources of earlier imports into it. */
+  imported?: readonly string[];
+};
 type Problem = (message: string) => void;
 
 /**
@@ -265,7 +299,7 @@ function checkHeader(
   const expected = opts.from ?? opts.into;
   if (scan.header) {
     problem(`a second header record (the first is on line ${scan.header.line})`);
-  } else if (!opts.anySource && record.workspace !== expected) {
+  } else if (!opts.anySource && record.workspace !== expected && !opts.imported?.includes(record.workspace)) {
     const from = JSON.stringify(record.workspace);
     problem(
       opts.from === undefined

@@ -207,7 +207,7 @@ describe('a workspace that does not exist', () => {
   );
 
   it(
-    '--create makes it: `import --workspace acme-copy --create acme.jsonl` copies acme, then check and migrate find it',
+    '--create makes it: `import --workspace acme-copy --create acme.jsonl` copies acme (twice: no change), then check and migrate find it',
     async () => {
       const file = join(scratch, 'acme-for-copy.jsonl');
       expect((await cli('export', '--workspace', 'acme', '--out', file)).code).toBe(0);
@@ -218,10 +218,17 @@ describe('a workspace that does not exist', () => {
       const checked = await cli('check', '--workspace', 'acme-copy', '--json');
       expect(checked.code).toBe(0);
       expect(JSON.parse(checked.stdout)).toMatchObject({ ok: true, counts: { entries: 3 } });
+      // The same command again changes nothing, as the README says.
+      const again = await cli('import', '--workspace', 'acme-copy', '--create', file);
+      expect(again.stderr).toBe('');
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/^imported acme into acme-copy: entries 0 new, 3 already there/);
       // Merging another workspace's export into an existing one still needs --from.
-      const merge = await cli('import', '--workspace', 'acme-copy', file);
+      const copyFile = join(scratch, 'acme-copy.jsonl');
+      expect((await cli('export', '--workspace', 'acme-copy', '--out', copyFile)).code).toBe(0);
+      const merge = await cli('import', '--workspace', 'acme', copyFile);
       expect(merge.code).toBe(1);
-      expect(merge.stderr).toMatch(/pass --from acme; nothing was imported\n$/);
+      expect(merge.stderr).toMatch(/pass --from acme-copy; nothing was imported\n$/);
 
       const [check, migrate] = await Promise.all([
         cli('check', '--workspace', 'fresh-check', '--create'),
