@@ -63,6 +63,15 @@ export function maskError(error: unknown, message: string): Error {
 
 const isVariableError = (e: GraphQLError) => !e.extensions?.code && e.message.startsWith('Variable "$');
 
+/**
+ * The code a client will see for an error of an operation's result, before the plugins
+ * below and masking have run: what logs and metrics should count it as.
+ */
+export function clientCodeOf(error: GraphQLError): string {
+  if (isVariableError(error)) return 'BAD_USER_INPUT';
+  return String((maskError(error, error.message) as GraphQLError).extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+}
+
 const withCode = (e: GraphQLError, code: string, status = 400) =>
   e.extensions?.code
     ? e

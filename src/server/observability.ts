@@ -7,7 +7,7 @@ import { type Logger, pino } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
-import { maskError } from '../graphql/errors.ts';
+import { clientCodeOf } from '../graphql/errors.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 
 export type { Logger };
@@ -203,12 +203,9 @@ export function useObservability(logger: Logger, metrics: Metrics): Plugin<Conte
           metrics.requests.inc({ operation: field, type });
           if (type === 'mutation') metrics.writeSeconds.observe({ operation: field }, seconds);
           if (rootFields(args.document).includes('recall')) metrics.recallSeconds.observe(seconds);
-          // Errors are masked after this hook; the code a client will see is the masked one.
-          const errors = ('errors' in result ? ((result.errors ?? []) as GraphQLError[]) : []).map(
-            (e) => maskError(e, e.message) as GraphQLError,
-          );
-          for (const e of errors)
-            metrics.errors.inc({ operation: field, code: String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') });
+          // Errors get their codes and are masked after this hook: count the code a client will see.
+          const codes = ('errors' in result ? ((result.errors ?? []) as GraphQLError[]) : []).map(clientCodeOf);
+          for (const code of codes) metrics.errors.inc({ operation: field, code });
           logger.info(
             {
               requestId,
@@ -217,7 +214,7 @@ export function useObservability(logger: Logger, metrics: Metrics): Plugin<Conte
               operation: op,
               type,
               ms: Math.round(seconds * 1000),
-              errors: errors.length ? errors.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : undefined,
+              errors: codes.length ? codes : undefined,
             },
             'graphql',
           );

@@ -53,6 +53,16 @@ describe('metrics and logs', () => {
     expect(after.has('sphere_subscriptions_open')).toBe(true);
   });
 
+  it('counts a bad variable value as the BAD_USER_INPUT its client gets, not as an internal error', async () => {
+    const before = await scrape();
+    const res = await t.gql('query ($n: Int) { recent(n: $n) { id } }', { n: 'x' }, { workspace: 'obs' });
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const after = await scrape();
+    const count = (code: string) => `sphere_graphql_errors_total{operation="recent",code="${code}"}`;
+    expect(after.get(count('BAD_USER_INPUT'))).toBe((before.get(count('BAD_USER_INPUT')) ?? 0) + 1);
+    expect(after.get(count('INTERNAL_SERVER_ERROR'))).toBeUndefined();
+  });
+
   it('reports how long the shared event loop stalled since the previous scrape', async () => {
     const max = 'sphere_event_loop_delay_seconds{quantile="1"}';
     await scrape();
