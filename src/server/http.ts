@@ -152,6 +152,8 @@ function createRouter(deps: HttpDeps): RequestListener {
     } else if (req.method === 'POST' && refuseBody(req, res)) {
       // Answered.
     } else if (req.method === 'POST' && direct?.accepts(req)) {
+      // As Yoga's answers do (useVaryOrigin): with origins listed, CORS headers depend on Origin.
+      if (config.corsOrigins.length > 0) res.setHeader('vary', 'Origin');
       void direct.handle(req, res);
     } else {
       void yoga.requestListener(req, res);

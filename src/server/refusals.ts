@@ -28,3 +28,13 @@ export function useCodedRefusals(): Plugin {
     },
   };
 }
+
+/** Adds `Vary: Origin` to every answer, so that no shared cache gives one origin's answer to another. */
+export function useVaryOrigin(): Plugin {
+  return {
+    onResponse({ response }) {
+      const vary = response.headers.get('vary');
+      if (!vary?.toLowerCase().split(/\s*,\s*/).includes('origin')) response.headers.append('vary', 'Origin');
+    },
+  };
+}

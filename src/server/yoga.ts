@@ -13,7 +13,7 @@ import { bearerOf, type Gatekeeper, type InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';
 import { corsAllowed } from './guard.ts';
 import { type Logger, type Metrics, useObservability } from './observability.ts';
-import { useCodedRefusals } from './refusals.ts';
+import { useCodedRefusals, useVaryOrigin } from './refusals.ts';
 import { useSseSubscriptionGuards } from './subscriptions.ts';
 import { type TrustedDocuments, useTrustedDocuments } from './trusted-documents.ts';
 
@@ -84,6 +84,8 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       // First, so that every other plugin sees the refusal of an oversized answer.
       useResponseCap(config.maxResponseBytes),
       useCodedRefusals(),
+      // With origins listed, every answer's CORS headers depend on Origin: say so to caches.
+      ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),
       useObservability(logger, deps.metrics),
       useErrorCodes(),
       ...(deps.trusted ? [useTrustedDocuments(deps.trusted)] : []),

@@ -310,6 +310,10 @@ describe('SPHERE_CORS_ORIGINS', () => {
     const post = await raw(t, { headers: { origin: allowed }, body: gqlBody('{ count }') });
     expect(post.status).toBe(200);
     expect(post.headers['access-control-allow-origin']).toBe(allowed);
+    // The answer depends on Origin, for the listed origin, the preflight and a request without one.
+    const plain = await raw(t, { body: gqlBody('{ count }') });
+    for (const [name, res] of Object.entries({ preflight, post, plain }))
+      expect(String(res.headers.vary), name).toMatch(/\bOrigin\b/i);
     const other = await raw(t, { headers: { origin: 'https://evil.example.com' }, body: gqlBody('{ count }') });
     expect(other.status).toBe(403);
   });
