@@ -61,10 +61,12 @@ const PageInfoRef = builder.objectRef<EntryPage['pageInfo']>('PageInfo').impleme
   description: 'Where a page sits in its list (Relay Cursor Connections).',
   fields: (t) => ({
     hasNextPage: t.exposeBoolean('hasNextPage', {
-      description: 'More items follow this page in the order (with `before`: items at or past it exist).',
+      description:
+        'More items follow this page in the order (paging back with `last` and `before`: items at or past `before` exist).',
     }),
     hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
-      description: 'More items precede this page in the order (with `after`: items at or before it exist).',
+      description:
+        'More items precede this page in the order (paging on with `first` and `after`: items at or before `after` exist).',
     }),
     startCursor: t.exposeString('startCursor', { nullable: true, description: 'The first edge’s cursor.' }),
     endCursor: t.exposeString('endCursor', { nullable: true, description: 'The last edge’s cursor.' }),
