@@ -1,4 +1,4 @@
-// Compiles the typed client (client/src/index.ts and what it imports) to client/dist: ESM
+// Compiles the typed client (client/src/index.ts, client/src/caches.ts and what they import) to client/dist: ESM
 // JavaScript with .d.ts beside it, what client/package.json exports. Type errors fail the
 // build, so a published package never declares types its code does not have.
 import { rmSync } from 'node:fs';

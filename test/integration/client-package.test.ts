@@ -24,6 +24,24 @@ await sphere.close();
 console.log(JSON.stringify({ id: entry.id, hits: hits.map((h) => h.entry.id), documents: Object.keys(manifest).length }));
 `;
 
+/** A web app's cache set up from the package's cache configuration, on plain Node. */
+const CACHES_SCRIPT = `
+import { InMemoryCache, gql } from '@apollo/client';
+import { apolloTypePolicies, evictForgotten, possibleTypes, urqlKeys, urqlUpdates } from 'mini-sphere-client/caches';
+
+const cache = new InMemoryCache({ typePolicies: apolloTypePolicies, possibleTypes });
+cache.writeQuery({
+  query: gql\`{ stats { workspace entries } }\`,
+  data: { stats: { __typename: 'Stats', workspace: 'packed', entries: 3 } },
+});
+console.log(JSON.stringify({
+  keys: Object.keys(cache.extract()).sort(),
+  urqlKeyed: Object.keys(urqlKeys).length,
+  urqlMutations: Object.keys(urqlUpdates.Mutation ?? {}).length,
+  evict: typeof evictForgotten,
+}));
+`;
+
 describe('the client package as an agent installs it', () => {
   it('resolves by its package name inside this repository (its sources)', async () => {
     const client = await import('mini-sphere-client');
@@ -55,6 +73,8 @@ describe('the client package as an agent installs it', () => {
       const files = info!.files.map((f) => f.path).sort();
       expect(files).toContain('dist/index.js');
       expect(files).toContain('dist/index.d.ts');
+      expect(files).toContain('dist/caches.js');
+      expect(files).toContain('dist/caches.d.ts');
       expect(files.filter((f) => !f.startsWith('dist/'))).toEqual([
         'package.json',
         'src/generated/persisted-documents.json',
@@ -80,6 +100,19 @@ describe('the client package as an agent installs it', () => {
       // The server runs only the manifest's documents, so these went by hash from the built package.
       expect(result.hits).toContain(result.id);
       expect(result.documents).toBeGreaterThan(10);
+
+      // The normalized-cache configuration comes with it, as mini-sphere-client/caches.
+      await writeFile(join(project, 'caches.mjs'), CACHES_SCRIPT);
+      const caches = JSON.parse((await run(process.execPath, ['caches.mjs'], { cwd: project })).stdout) as {
+        keys: string[];
+        urqlKeyed: number;
+        urqlMutations: number;
+        evict: string;
+      };
+      expect(caches.keys).toEqual(['ROOT_QUERY', 'Stats:{"workspace":"packed"}']);
+      expect(caches.urqlKeyed).toBeGreaterThan(0);
+      expect(caches.urqlMutations).toBeGreaterThan(0);
+      expect(caches.evict).toBe('function');
     }, 120_000);
   });
 });
