@@ -153,6 +153,33 @@ describe('capture outcomes', () => {
     ]);
   });
 
+  it('REPLACED answers the replaced entry as it is now; other outcomes answer null', async () => {
+    const ws = freshWorkspace('cap');
+    const c = client(ws);
+    const old = await c.capture({ content: 'The API runs on port 3000' });
+    const res = await c.capture({ content: 'The API runs on port 4000', replaces: old.entry.id });
+    const replaced = await srv.gqlOk(
+      `mutation ($input: CaptureInput!) { capture(input: $input) { outcome replaced { id status freshness connections { direction } } } }`,
+      { input: { content: 'The API runs on port 5000', replaces: res.entry.id } },
+      { workspace: ws },
+    );
+    expect(replaced.capture).toEqual({
+      outcome: 'REPLACED',
+      replaced: {
+        id: res.entry.id,
+        status: 'SUPERSEDED',
+        freshness: 'SUPERSEDED',
+        connections: [{ direction: 'OUT' }, { direction: 'IN' }],
+      },
+    });
+    const stored = await srv.gqlOk(
+      'mutation { capture(input: { content: "Nothing replaced here" }) { outcome replaced { id } } }',
+      {},
+      { workspace: ws },
+    );
+    expect(stored.capture).toEqual({ outcome: 'STORED', replaced: null });
+  });
+
   it('REPLACED wins over a content match (the order of the contract)', async () => {
     const ws = freshWorkspace('cap');
     const c = client(ws);

@@ -202,6 +202,15 @@ const CaptureResultRef = builder
         nullable: true,
         description: 'The matching entry (BLOCKED, MERGED) or the replaced one (REPLACED).',
       }),
+      replaced: t.field({
+        type: EntryRef,
+        nullable: true,
+        description:
+          'For REPLACED: the entry this capture replaced, as it is now (SUPERSEDED, with the new SUPERSEDES edge), so a normalized client cache updates it; null otherwise.',
+        // The capture changed it: a copy the loader read before the write would be stale.
+        resolve: (r, _a, ctx) =>
+          r.outcome === 'REPLACED' && r.matchId ? ctx.loaders.entry.clear(r.matchId).load(r.matchId) : null,
+      }),
       similar: t.field({
         type: [SimilarEntryRef],
         description: `Near duplicates of a STORED entry: stored entries whose vectors' cosine is at least ${SEMANTIC_CAPTURE.similar} but below the duplicate threshold ${SEMANTIC_CAPTURE.duplicate}. Empty when embeddings are off or computed after the capture (an endpoint).`,
