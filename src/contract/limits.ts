@@ -49,9 +49,19 @@ export function checkRange(value: number, [min, max]: readonly [number, number],
   return value;
 }
 
-/** Validates content for a write: non-empty after trimming, at most 100,000 characters. */
+/**
+ * Text a write stores must not hold U+0000: SQLite's text reads stop at it, so the stored
+ * text would read back cut short (and an id holding it could never be named again).
+ */
+export function refuseNul(value: string, field: string): string {
+  if (value.includes('\u0000')) throw badInput(`${field} must not contain the NUL character (U+0000)`, field);
+  return value;
+}
+
+/** Validates content for a write: non-empty after trimming, at most 100,000 characters, no U+0000. */
 export function checkContent(content: string, field = 'content'): string {
   if (content.trim().length === 0) throw badInput(`${field} must not be empty`, field);
+  refuseNul(content, field);
   if (content.length > LIMITS.contentMax) {
     throw badInput(`${field} is longer than ${LIMITS.contentMax} characters`, field);
   }
@@ -66,6 +76,7 @@ export function normalizeTags(tags: readonly string[] | null | undefined): strin
   for (const raw of tags) {
     const tag = raw.normalize('NFC').trim().toLowerCase();
     if (tag.length === 0) throw badInput('a tag must not be empty', 'tags');
+    refuseNul(tag, 'tags');
     if (tag.length > LIMITS.tagLengthMax)
       throw badInput(`a tag is longer than ${LIMITS.tagLengthMax} characters`, 'tags');
     out.add(tag);

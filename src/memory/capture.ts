@@ -3,7 +3,7 @@ import { getTableColumns } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { CaptureOutcome, ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput, notFound } from '../contract/errors.ts';
-import { checkContent, INSTANTS, LIMITS, normalizeTags } from '../contract/limits.ts';
+import { checkContent, INSTANTS, LIMITS, normalizeTags, refuseNul } from '../contract/limits.ts';
 import { ENTRY_INSERT_COLUMNS, entryFromRow, type NewEntryRow } from '../db/mappers.ts';
 import { ANY_KEY, type PlannedWrite, type WritePlan } from '../db/planned-write.ts';
 import { type EntryRow, entries } from '../db/schema.ts';
@@ -40,6 +40,8 @@ export function checkCaptureInput(input: CaptureInput): void {
   if (!Number.isFinite(importance) || importance < 0 || importance > 1) {
     throw badInput('importance must be between 0 and 1', 'importance');
   }
+  if (input.source != null) refuseNul(input.source, 'source');
+  if (input.evidenceRef != null) refuseNul(input.evidenceRef, 'evidenceRef');
   if (input.source != null && input.source.length > LIMITS.sourceMax) {
     throw badInput(`source is longer than ${LIMITS.sourceMax} characters`, 'source');
   }

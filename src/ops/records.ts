@@ -33,8 +33,9 @@ const instantFrom = (min: number) =>
     .refine((ms) => ms >= min && ms <= INSTANTS.max, `must lie between ${iso(min)} and ${iso(INSTANTS.max)}`);
 /** Times the server's clock stamped. */
 const instant = instantFrom(INSTANTS.stampMin);
-const content = z
-  .string()
+/** A string without U+0000, which SQLite's text reads stop at (see refuseNul). */
+const text = () => z.string().refine((s) => !s.includes('\u0000'), 'must not contain the NUL character (U+0000)');
+const content = text()
   .max(LIMITS.contentMax, `must not be longer than ${LIMITS.contentMax} characters`)
   .refine((s) => s.trim().length > 0, 'must not be empty');
 
@@ -48,31 +49,31 @@ export const headerRecord = z.object({
 
 export const entryRecord = z.object({
   type: z.literal('entry'),
-  id: z.string().min(1).max(200),
+  id: text().min(1).max(200),
   content,
   // Derived from content: exported for readers of the file, recomputed on import.
   contentHash: z.string().optional(),
-  source: z.string().max(LIMITS.sourceMax).nullable().default(null),
+  source: text().max(LIMITS.sourceMax).nullable().default(null),
   kind: z.enum(ENTRY_KINDS),
   status: z.enum(ENTRY_STATUSES),
   volatility: z.enum(VOLATILITIES),
   volatilitySource: z.enum(VOLATILITY_SOURCES),
   importance: z.number().min(0).max(1),
   claimTag: z.enum(CLAIM_TAGS),
-  evidenceRef: z.string().max(LIMITS.evidenceRefMax).nullable().default(null),
+  evidenceRef: text().max(LIMITS.evidenceRefMax).nullable().default(null),
   recallCount: z.number().int().min(0).default(0),
   observedAt: instantFrom(INSTANTS.observedMin).nullable().default(null),
   createdAt: instant,
   updatedAt: instant,
-  tags: z.array(z.string().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
+  tags: z.array(text().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
   revisions: z.array(z.object({ content, op: z.enum(REVISION_OPS), at: instant })).default([]),
 });
 
 export const edgeRecord = z
   .object({
     type: z.literal('edge'),
-    src: z.string().min(1),
-    dst: z.string().min(1),
+    src: text().min(1),
+    dst: text().min(1),
     edgeType: z.enum(EDGE_TYPES),
     weight: z.number().gt(0).max(1),
     provenance: z.enum(PROVENANCES),

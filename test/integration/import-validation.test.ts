@@ -162,6 +162,16 @@ const BAD_FILES: BadFile[] = [
     message: /line 4: invalid edge record: metadata: must not be larger than 16000 characters of JSON/,
   },
   {
+    name: 'an entry id with U+0000',
+    text: (ws) => jsonl(exportOf(ws, [entry('e-1'), entry('e\u00002')])),
+    message: /line 3: invalid entry record: id: must not contain the NUL character \(U\+0000\)/,
+  },
+  {
+    name: 'content with U+0000',
+    text: (ws) => jsonl(exportOf(ws, [entry('e-1', { content: 'cut\u0000here' })])),
+    message: /line 2: invalid entry record: content: must not contain the NUL character \(U\+0000\)/,
+  },
+  {
     name: 'a year-9999 creation date',
     text: (ws) => jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { createdAt: '9999-12-31T00:00:00.000Z' })])),
     message:

@@ -61,6 +61,11 @@ function cases(): Case[] {
     capture('33 tags', { tags: tags33 }),
     capture('a 65-character tag', { tags: ['ok', 'y'.repeat(65)] }),
     capture('an empty tag', { tags: ['  '] }),
+    // U+0000 would be stored whole but read back cut short at it.
+    capture('content with U+0000', { content: 'before\u0000after' }),
+    capture('a tag with U+0000', { tags: ['a\u0000b'] }),
+    capture('source with U+0000', { source: 'src\u0000' }),
+    capture('evidenceRef with U+0000', { evidenceRef: '\u0000ref' }),
     capture('importance -0.1', { importance: -0.1 }),
     capture('importance 1.1', { importance: 1.1 }),
     capture('observedAt not a date (variable)', { observedAt: 'yesterday' }),
@@ -94,6 +99,16 @@ function cases(): Case[] {
       label: 'append over the content limit',
       query: 'mutation ($id: ID!, $x: String!) { append(input: { id: $id, addition: $x }) { entry { id } } }',
       variables: { id: a, x: 'z'.repeat(99_990) },
+    },
+    {
+      label: 'append an addition with U+0000',
+      query: 'mutation ($id: ID!, $x: String!) { append(input: { id: $id, addition: $x }) { entry { id } } }',
+      variables: { id: a, x: 'more\u0000' },
+    },
+    {
+      label: 'update to content with U+0000',
+      query: 'mutation ($id: ID!, $c: String!) { update(input: { id: $id, content: $c }) { entry { id } } }',
+      variables: { id: a, c: 'new\u0000content' },
     },
     {
       label: 'update to empty content',
