@@ -23,7 +23,10 @@ export interface CommandEntry {
 }
 
 const HELP_FLAG: [string, string] = ['-h, --help', 'show this help'];
-const WORKSPACE_FLAG: [string, string] = ['-w, --workspace W', 'the workspace id (1 to 63 lower-case letters, digits and -, not starting with -)'];
+const WORKSPACE_FLAG: [string, string] = [
+  '-w, --workspace W',
+  'the workspace id (1 to 63 lower-case letters, digits and -, not starting with -)',
+];
 const CREATE_FLAG: [string, string] = [
   '--create',
   'create the workspace when it does not exist; without it a missing workspace is refused (a typo never ' +

@@ -33,8 +33,8 @@ export function useCodedRefusals(): Plugin {
 export function useVaryOrigin(): Plugin {
   return {
     onResponse({ response }) {
-      const vary = response.headers.get('vary');
-      if (!vary?.toLowerCase().split(/\s*,\s*/).includes('origin')) response.headers.append('vary', 'Origin');
+      const varies = (response.headers.get('vary') ?? '').toLowerCase().split(/\s*,\s*/);
+      if (!varies.includes('origin')) response.headers.append('vary', 'Origin');
     },
   };
 }
