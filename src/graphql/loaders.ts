@@ -6,7 +6,7 @@ import {
   edgesByKeys,
   edgesTouching,
   entriesByIds,
-  revisionsByEntryIds,
+  revisionPages,
   revisionsByRowIds,
   supersededAmong,
   tagsByEntryIds,
@@ -23,16 +23,29 @@ export function createLoaders(db: Db) {
       const map = await tagsByEntryIds(db, ids);
       return ids.map((id) => map.get(id) ?? []);
     }),
-    revisions: new DataLoader<string, RevisionRow[]>(async (ids) => {
-      const map = await revisionsByEntryIds(db, ids);
-      return ids.map((id) => map.get(id) ?? []);
-    }),
+    /** A page of an entry's revisions: pages asked with the same `after` and `first` are read together. */
+    revisions: new DataLoader<RevisionPageKey, RevisionRow[], string>(
+      async (keys) => {
+        const pages = new Map<string, Map<string, RevisionRow[]>>();
+        for (const [args, group] of groupBy(keys, (k) => `${k.after} ${k.first}`)) {
+          const { after, first } = group[0]!;
+          pages.set(args, await revisionPages(db, [...new Set(group.map((k) => k.entryId))], after, first));
+        }
+        return keys.map((k) => pages.get(`${k.after} ${k.first}`)?.get(k.entryId) ?? []);
+      },
+      { cacheKeyFn: (k) => `${k.entryId} ${k.after} ${k.first}` },
+    ),
     edges: new DataLoader<string, EdgeRow[]>(async (ids) => {
       const rows = await edgesTouching(db, ids);
       const map = new Map<string, EdgeRow[]>();
+      const add = (id: string, e: EdgeRow) => {
+        const list = map.get(id);
+        if (list) list.push(e);
+        else map.set(id, [e]);
+      };
       for (const e of rows) {
-        map.set(e.src, [...(map.get(e.src) ?? []), e]);
-        if (e.dst !== e.src) map.set(e.dst, [...(map.get(e.dst) ?? []), e]);
+        add(e.src, e);
+        if (e.dst !== e.src) add(e.dst, e);
       }
       return ids.map((id) => map.get(id) ?? []);
     }),
@@ -55,6 +68,24 @@ export function createLoaders(db: Db) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** Which page of an entry's revisions: those with an id above `after`, the first `first` of them. */
+export interface RevisionPageKey {
+  entryId: string;
+  after: number;
+  first: number;
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = out.get(key);
+    if (group) group.push(item);
+    else out.set(key, [item]);
+  }
+  return out;
+}
 
 /** An entry that an edge or graph node points at; it exists, since forget cascades to its edges. */
 export async function loadExisting(loaders: Loaders, id: string): Promise<EntryRow> {

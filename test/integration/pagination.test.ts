@@ -324,6 +324,51 @@ describe('after cursors on revisions, connections and tags', () => {
     expect(foreign.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('reads each entry’s page of revisions alone, whatever the entries hold, with pages of any args in one document', async () => {
+    const ws = freshWorkspace('pages-rev-many');
+    const capture = async (content: string) =>
+      (await srv.gqlOk(CAPTURE, { input: { content } }, { workspace: ws })).capture.entry.id as string;
+    const [a, b] = [await capture('a 0'), await capture('b 0')];
+    await batch(
+      ws,
+      UPDATE_AT,
+      [1, 2, 3, 4, 5].map((k) => ({ id: a, content: `a ${k}` })),
+    );
+    await batch(
+      ws,
+      UPDATE_AT,
+      [1, 2, 3].map((k) => ({ id: b, content: `b ${k}` })),
+    );
+    const second = (
+      await srv.gqlOk(
+        'query ($id: ID!) { entry(id: $id) { revisions(first: 2) { cursor } } }',
+        { id: a },
+        { workspace: ws },
+      )
+    ).entry.revisions[1].cursor as string;
+    srv.resetQueries();
+    const data = await srv.gqlOk(
+      `query ($a: ID!, $b: ID!, $after: String) {
+        a: entry(id: $a) { head: revisions(first: 2) { content } rest: revisions(first: 10, after: $after) { content } }
+        b: entry(id: $b) { head: revisions(first: 2) { content } rest: revisions(first: 10) { content } }
+        recent(n: 5) { revisions(first: 1) { content } }
+      }`,
+      { a, b, after: second },
+      { workspace: ws },
+    );
+    const contents = (list: Data[]) => list.map((r) => r.content);
+    expect(contents(data.a.head)).toEqual(['a 0', 'a 1']);
+    expect(contents(data.a.rest)).toEqual(['a 2', 'a 3', 'a 4']);
+    expect(contents(data.b.head)).toEqual(['b 0', 'b 1']);
+    expect(contents(data.b.rest)).toEqual(['b 0', 'b 1', 'b 2']);
+    expect(data.recent.map((e: Data) => contents(e.revisions))).toEqual([['b 0'], ['a 0']]);
+    // Pages asked alike are read together, and every read of revisions stops at its page.
+    const reads = srv.queries.filter((q) => /\bfrom "revisions"/i.test(q));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThanOrEqual(4);
+    for (const q of reads) expect(q).toMatch(/\blimit\b/i);
+  });
+
   it('connections(after) continues in the heaviest-first order, on Entry and at the root', async () => {
     const ws = freshWorkspace('pages-conn');
     const hub = (await srv.gqlOk(CAPTURE, { input: { content: 'hub' } }, { workspace: ws })).capture.entry.id;

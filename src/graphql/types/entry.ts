@@ -125,7 +125,7 @@ EntryRef.implement({
       resolve: async (e, args, ctx) => {
         const first = checkRange(args.first ?? LIST_PAGES.revisions.first, LIST_PAGES.revisions.range, 'first');
         const after = args.after == null ? 0 : revisionAfter(args.after);
-        return (await ctx.loaders.revisions.load(e.id)).filter((r) => r.id > after).slice(0, first);
+        return ctx.loaders.revisions.load({ entryId: e.id, after, first });
       },
     }),
     connections: t.field({
