@@ -88,3 +88,17 @@ export function normalizeTags(tags: readonly string[] | null | undefined): strin
 export function normalizeTag(tag: string): string {
   return tag.normalize('NFC').trim().toLowerCase();
 }
+
+/**
+ * The tags a read's filter asks an entry to carry, normalized: none empty, and no more
+ * distinct ones than an entry can carry (32), so a filter is never a statement of
+ * thousands of conditions.
+ */
+export function filterTags(tags: readonly string[], field = 'tags'): string[] {
+  const normalized = [...new Set(tags.map(normalizeTag))];
+  if (normalized.some((t) => t.length === 0)) throw badInput('a tag must not be empty', field);
+  if (normalized.length > LIMITS.tagsMax) {
+    throw badInput(`a filter names at most ${LIMITS.tagsMax} tags (an entry carries no more)`, field);
+  }
+  return normalized;
+}

@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import { ENTRY_STATUSES } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
-import { checkRange, LIST_PAGES, normalizeTag } from '../contract/limits.ts';
+import { checkRange, filterTags, LIST_PAGES } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
 import { entryRows } from '../db/rows.ts';
 import type { EntryRow } from '../db/schema.ts';
@@ -125,8 +125,7 @@ function readPosition(cursor: string, kind: string, field: string): Position {
 
 /** Every status unless some are named: a listing shows DEPRECATED entries too, unlike recall. */
 function listFilter(filter: EntryListFilter | null | undefined): PrefilterInput {
-  const tags = (filter?.tags ?? []).map(normalizeTag);
-  if (tags.some((t) => t.length === 0)) throw badInput('a tag must not be empty', 'tags');
+  const tags = filterTags(filter?.tags ?? []);
   for (const f of ['since', 'until'] as const) {
     const d = filter?.[f];
     if (d != null && (!(d instanceof Date) || Number.isNaN(d.getTime()))) throw badInput(`${f} is not a valid date`, f);

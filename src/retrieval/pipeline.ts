@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
-import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
+import { checkRange, filterTags, LIMITS } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
@@ -255,8 +255,7 @@ export async function recallEntries(
   let kinds = filter.kinds && filter.kinds.length > 0 ? [...filter.kinds] : null;
   if (input.kind) kinds = kinds ? kinds.filter((k) => k === input.kind) : [input.kind];
   if (kinds && kinds.length === 0) return empty();
-  const tags = [...(filter.tags ?? []), ...(input.tag != null ? [input.tag] : [])].map(normalizeTag);
-  if (tags.some((t) => t.length === 0)) throw badInput('a tag must not be empty', 'tag');
+  const tags = filterTags([...(filter.tags ?? []), ...(input.tag != null ? [input.tag] : [])], 'tag');
   const statuses = effectiveStatuses(filter);
   const prefilter = buildPrefilter({ ...filter, kinds, tags, since: args.since, until: args.until, timeRange });
 

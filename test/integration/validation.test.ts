@@ -136,6 +136,21 @@ function cases(): Case[] {
       variables: { t: '2026-03-04' },
     },
     {
+      label: 'recall filter of 33 tags',
+      query: 'query ($f: RecallFilter) { recall(query: "seed", filter: $f) { hits { rank } } }',
+      variables: { f: { tags: tags33 } },
+    },
+    {
+      label: 'recall filter of 1,000 tags',
+      query: 'query ($f: RecallFilter) { recall(query: "seed", filter: $f) { hits { rank } } }',
+      variables: { f: { tags: Array.from({ length: 1000 }, (_, i) => `t${i}`) } },
+    },
+    {
+      label: 'entries filter of 1,000 tags',
+      query: 'query ($f: EntryFilter) { entries(first: 5, filter: $f) { totalCount } }',
+      variables: { f: { tags: Array.from({ length: 1000 }, (_, i) => `t${i}`) } },
+    },
+    {
       label: 'recall filter since not a date (variable)',
       query: 'query ($f: RecallFilter) { recall(query: "seed", filter: $f) { hits { rank } } }',
       variables: { f: { since: 12345 } },

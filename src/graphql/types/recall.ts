@@ -148,7 +148,7 @@ export const prefilterFields = (t: InputFields, statusesDescription: string) => 
   statuses: t.field({ type: [EntryStatusEnum], description: statusesDescription }),
   volatilities: t.field({ type: [VolatilityEnum], description: 'Only these volatilities.' }),
   claimTags: t.field({ type: [ClaimTagEnum], description: 'Only these claim tags.' }),
-  tags: t.stringList({ description: 'Entries must carry all of these tags.' }),
+  tags: t.stringList({ description: 'Entries must carry all of these tags (at most 32).' }),
   since: t.field({ type: 'DateTime', description: 'Happened (or was stored) at or after this instant.' }),
   until: t.field({ type: 'DateTime', description: 'Happened (or was stored) before this instant.' }),
 });

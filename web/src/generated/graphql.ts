@@ -194,7 +194,7 @@ export type RecallFilter = {
   since?: string | null | undefined;
   /** Only these statuses (default: all but DEPRECATED). */
   statuses?: Array<EntryStatus> | null | undefined;
-  /** Entries must carry all of these tags. */
+  /** Entries must carry all of these tags (at most 32). */
   tags?: Array<string> | null | undefined;
   /** Happened (or was stored) before this instant. */
   until?: string | null | undefined;
