@@ -199,7 +199,8 @@ async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
 }
 
 async function prepare(deps: WsDeps, ctx: Ctx, params: OperationParams) {
-  if (Object.keys(ctx.subscriptions).length >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+  // graphql-ws has already reserved this operation's place in `subscriptions`.
+  if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     return [
       toGraphQLError(
         new DomainError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection`),

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { checkRequest } from '../../src/server/guard.ts';
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/server/ws.ts';
 import { ControlStore } from '../../src/workspaces/control.ts';
 import { runCli } from '../helpers/cli.ts';
 import { CAPTURE } from '../helpers/operations.ts';
@@ -512,6 +513,38 @@ describe('subscriptions are released when clients leave', () => {
     });
     expect(await sse.text()).toContain('RATE_LIMITED');
     socket.close();
+  });
+});
+
+describe('subscriptions per WebSocket', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t?.stop());
+
+  it(`holds ${MAX_SUBSCRIPTIONS_PER_CONNECTION} on one socket, and refuses the next with RATE_LIMITED`, async () => {
+    const { socket } = await connect(t.wsUrl, { workspace: 'per-socket' });
+    const refused: string[] = [];
+    socket.on('message', (data) => {
+      const msg = JSON.parse(String(data));
+      if (msg.type === 'error') refused.push(`${msg.id} ${msg.payload[0].extensions.code}`);
+    });
+    const subscribe = (i: number) =>
+      socket.send(
+        JSON.stringify({
+          id: `s${i}`,
+          type: 'subscribe',
+          payload: { query: `subscription { captured(tag: "s${i}") { seq } }` },
+        }),
+      );
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CONNECTION; i++) subscribe(i);
+    expect(await waitFor(() => t.server.bus.streams.open === MAX_SUBSCRIPTIONS_PER_CONNECTION)).toBe(true);
+    subscribe(MAX_SUBSCRIPTIONS_PER_CONNECTION);
+    expect(await waitFor(() => refused.length === 1)).toBe(true);
+    expect(refused).toEqual([`s${MAX_SUBSCRIPTIONS_PER_CONNECTION} RATE_LIMITED`]);
+    socket.close();
+    expect(await waitFor(() => t.server.bus.streams.open === 0)).toBe(true);
   });
 });
 
