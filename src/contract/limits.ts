@@ -8,6 +8,8 @@ export const LIMITS = {
   sourceMax: 2_000,
   evidenceRefMax: 2_000,
   metadataMax: 16_000,
+  /** How deep JSON input (edge metadata) may nest: far beyond any worth storing, far within every stack. */
+  jsonDepthMax: 64,
   topK: [1, 50],
   hops: [0, 3],
   queryLength: [1, 1_000],
@@ -101,4 +103,16 @@ export function filterTags(tags: readonly string[], field = 'tags'): string[] {
     throw badInput(`a filter names at most ${LIMITS.tagsMax} tags (an entry carries no more)`, field);
   }
   return normalized;
+}
+
+/** Whether a JSON value's arrays and objects nest deeper than `max` (walked without recursion). */
+export function jsonTooDeep(value: unknown, max: number = LIMITS.jsonDepthMax): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

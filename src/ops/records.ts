@@ -10,7 +10,7 @@ import {
   VOLATILITY_SOURCES,
 } from '../contract/enums.ts';
 import type { EdgeSnapshot } from '../contract/events.ts';
-import { INSTANTS, LIMITS } from '../contract/limits.ts';
+import { INSTANTS, jsonTooDeep, LIMITS } from '../contract/limits.ts';
 import { entryToRow, type NewEntryRow } from '../db/mappers.ts';
 import type { EntryRow, RevisionRow } from '../db/schema.ts';
 import { contentHash } from '../memory/model.ts';
@@ -81,6 +81,7 @@ export const edgeRecord = z
       .record(z.string(), z.unknown())
       .nullable()
       .default(null)
+      .refine((m) => !jsonTooDeep(m), `must not nest deeper than ${LIMITS.jsonDepthMax} levels`)
       .refine(
         (m) => m === null || JSON.stringify(m).length <= LIMITS.metadataMax,
         `must not be larger than ${LIMITS.metadataMax} characters of JSON`,

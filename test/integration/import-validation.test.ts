@@ -172,6 +172,18 @@ const BAD_FILES: BadFile[] = [
     message: /line 2: invalid entry record: content: must not contain the NUL character \(U\+0000\)/,
   },
   {
+    name: 'edge metadata nested 1,000 deep',
+    text: (ws) =>
+      jsonl(
+        exportOf(ws, [
+          entry('e-1'),
+          entry('e-2'),
+          edge('e-1', 'e-2', 'CAUSED_BY', { metadata: { a: JSON.parse(`${'['.repeat(1_000)}${']'.repeat(1_000)}`) } }),
+        ]),
+      ),
+    message: /line 4: invalid edge record: metadata: must not nest deeper than 64 levels/,
+  },
+  {
     name: 'a year-9999 creation date',
     text: (ws) => jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { createdAt: '9999-12-31T00:00:00.000Z' })])),
     message:

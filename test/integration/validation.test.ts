@@ -41,6 +41,12 @@ interface Case {
 }
 
 const tooLong = 'x'.repeat(100_001);
+/** `{ "a": { "a": … } }`, `depth` objects deep. */
+const nested = (depth: number) => {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < depth; i++) value = { a: value };
+  return value;
+};
 const tags33 = Array.from({ length: 33 }, (_, i) => `t${i}`);
 
 function cases(): Case[] {
@@ -88,6 +94,9 @@ function cases(): Case[] {
     link('weight 0', { weight: 0 }),
     link('weight 1.5', { weight: 1.5 }),
     link('weight -0.5', { weight: -0.5 }),
+    link('metadata nested 65 deep', { metadata: nested(65) }),
+    link('metadata nested 1,000 deep', { metadata: nested(1_000) }),
+    link('metadata in arrays 1,000 deep', { metadata: { a: JSON.parse(`${'['.repeat(1_000)}${']'.repeat(1_000)}`) } }),
     link('self-link', { dst: a }),
     link('self-link RELATES_TO', { dst: a, type: 'RELATES_TO' }),
     {
@@ -285,6 +294,30 @@ describe('bad input (CONTRACT §8)', () => {
       const res = await srv.gql(q, undefined, { workspace: w });
       expect(res.errors, q.slice(0, 60)).toBeUndefined();
     }
+  });
+
+  it('refuses JSON metadata nested thousands deep with BAD_USER_INPUT, as sent on the wire', async () => {
+    // Built as text: JSON.stringify itself runs out of stack on such values.
+    for (const [open, close] of [
+      ['{"a":', '}'],
+      ['[', ']'],
+    ] as const) {
+      const deep = `{"x":${open.repeat(5_000)}1${close.repeat(5_000)}}`;
+      const body = `{"query":${JSON.stringify(LINK)},"variables":{"input":{"src":"${a}","dst":"${b}","type":"CAUSED_BY","metadata":${deep}}}}`;
+      const res = await fetch(srv.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-workspace': ws },
+        body,
+      });
+      const json = (await res.json()) as GqlResponse;
+      expectSafeError({ ...json, status: res.status }, 'BAD_USER_INPUT', `metadata ${open}…`);
+    }
+    const edges = await srv.gqlOk(
+      'query ($id: ID!) { entry(id: $id) { connections { edge { type } } } }',
+      { id: a },
+      { workspace: ws },
+    );
+    expect(edges.entry.connections).toEqual([{ edge: { type: 'RELATES_TO' } }]);
   });
 
   it('malformed documents and bodies are client errors, never 500s or stack traces', async () => {

@@ -1,5 +1,6 @@
 import { Kind, type ValueNode } from 'graphql';
 import { badInput } from '../../contract/errors.ts';
+import { jsonTooDeep, LIMITS } from '../../contract/limits.ts';
 import { builder } from '../builder.ts';
 import { toGraphQLError } from '../errors.ts';
 
@@ -50,9 +51,16 @@ function literalToJson(node: ValueNode): unknown {
   }
 }
 
+/** The value, if its arrays and objects nest at most LIMITS.jsonDepthMax deep. */
+function shallowJson(value: unknown): unknown {
+  if (jsonTooDeep(value))
+    throw toGraphQLError(badInput(`JSON nests deeper than ${LIMITS.jsonDepthMax} levels`, 'metadata'));
+  return value;
+}
+
 builder.scalarType('JSON', {
-  description: 'Any JSON value.',
+  description: `Any JSON value, nested at most ${LIMITS.jsonDepthMax} levels deep.`,
   serialize: (value) => value,
-  parseValue: (value) => value,
-  parseLiteral: literalToJson,
+  parseValue: shallowJson,
+  parseLiteral: (node) => shallowJson(literalToJson(node)),
 });
