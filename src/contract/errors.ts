@@ -32,7 +32,13 @@ export class DomainError extends Error {
 export const badInput = (message: string, field?: string) =>
   new DomainError('BAD_USER_INPUT', message, field ? { field } : {});
 
-export const notFound = (id: string) => new DomainError('NOT_FOUND', `no entry with id ${JSON.stringify(id)}`, { id });
+/** How much of an id a message echoes: any real id is far shorter, and an answer must not grow with a client's garbage. */
+const ECHOED_ID_MAX = 200;
+
+export const notFound = (id: string) => {
+  const shown = id.length > ECHOED_ID_MAX ? `${id.slice(0, ECHOED_ID_MAX)}…` : id;
+  return new DomainError('NOT_FOUND', `no entry with id ${JSON.stringify(shown)}`, { id: shown });
+};
 
 /** A command line that does not parse (exit status 2). */
 export const usage = (message: string) => new DomainError('USAGE', message);

@@ -196,10 +196,13 @@ describe('capture outcomes', () => {
     const c = client(ws);
     await c.capture({ content: 'Something to keep' });
     const before = await dumpWorkspace(srv.dbPath(ws));
-    for (const id of ['01890000-0000-7000-8000-000000000000', 'nope', "'; DROP TABLE entries; --"]) {
+    const huge = 'x'.repeat(300_000);
+    for (const id of ['01890000-0000-7000-8000-000000000000', 'nope', "'; DROP TABLE entries; --", huge]) {
       const res = await srv.gql(CAPTURE, { input: { content: 'A replacement', replaces: id } }, { workspace: ws });
       expect(res.data).toEqual({ capture: null });
       expect(res.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      // The answer names the id, but does not grow with whatever a client sends as one.
+      expect(JSON.stringify(res.errors).length).toBeLessThan(2_000);
     }
     expect(await dumpWorkspace(srv.dbPath(ws))).toEqual(before);
   });
