@@ -26,6 +26,14 @@ const KIND_GATES: Partial<Record<EdgeType, { src?: EntryKind; dst?: EntryKind }>
   DOCUMENT_OF: { src: 'DOCUMENT' },
 };
 
+/** Why an edge of `type` may not join entries of these kinds (CONTRACT §5), or null when it may. */
+export function kindGateProblem(type: EdgeType, srcKind: EntryKind, dstKind: EntryKind): string | null {
+  const gate = KIND_GATES[type];
+  if (gate?.src && srcKind !== gate.src) return `${type} needs a ${gate.src} source, got ${srcKind}`;
+  if (gate?.dst && dstKind !== gate.dst) return `${type} needs a ${gate.dst} target, got ${dstKind}`;
+  return null;
+}
+
 /** RELATES_TO is symmetric and stored once, with src < dst in string order. */
 export function canonicalEnds(src: string, dst: string, type: EdgeType): [string, string] {
   return type === 'RELATES_TO' && dst < src ? [dst, src] : [src, dst];
@@ -94,13 +102,8 @@ export function linkWrite(input: LinkInput): PlannedWrite<Linked> {
     ],
     decide(plan, answers) {
       const [src, dst] = endsFrom(input, answers);
-      const gate = KIND_GATES[input.type];
-      if (gate?.src && src.kind !== gate.src) {
-        throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.src} source, got ${src.kind}`);
-      }
-      if (gate?.dst && dst.kind !== gate.dst) {
-        throw new DomainError('EDGE_KIND_MISMATCH', `${input.type} needs a ${gate.dst} target, got ${dst.kind}`);
-      }
+      const mismatch = kindGateProblem(input.type, src.kind, dst.kind);
+      if (mismatch) throw new DomainError('EDGE_KIND_MISMATCH', mismatch);
       if (supersedes && answers[3]?.rows[0]) {
         throw badInput(
           `${dst.id} already supersedes ${src.id}; two entries cannot supersede each other (unlink that edge first)`,

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
+import type { EntryKind } from '../contract/enums.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
@@ -11,7 +12,7 @@ import { rebuildImpactIndex } from '../db/impact-index.ts';
 import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
-import { canonicalEnds } from '../memory/link.ts';
+import { canonicalEnds, kindGateProblem } from '../memory/link.ts';
 import { fsyncPath } from './files.ts';
 import type { Progress } from './progress.ts';
 import {
@@ -200,6 +201,8 @@ interface Scan {
   header: { workspace: string; line: number } | null;
   end: { entries: number; edges: number; line: number } | null;
   entryLines: Map<string, number>;
+  /** Each entry's kind, for the edge types that accept only some kinds. */
+  entryKinds: Map<string, EntryKind>;
   /** SUPERSEDES edges by pairKey(src, dst), to their line. */
   supersedes: Map<string, number>;
   supersedesList: ExportSummary['supersedes'];
@@ -232,6 +235,7 @@ export async function validateExport(path: string, opts: ValidateOptions): Promi
     header: null,
     end: null,
     entryLines: new Map(),
+    entryKinds: new Map(),
     supersedes: new Map(),
     supersedesList: [],
     edgeCount: 0,
@@ -321,6 +325,7 @@ function checkEntry(scan: Scan, record: EntryRecord, problem: Problem): void {
     problem(`duplicate entry id ${JSON.stringify(record.id)} (first on line ${first})`);
   } else {
     scan.entryLines.set(record.id, scan.lineNo);
+    scan.entryKinds.set(record.id, record.kind);
   }
 }
 
@@ -330,8 +335,14 @@ function checkEdge(scan: Scan, record: EdgeRecord, problem: Problem): void {
   if (scan.firstEdgeLine === 0) scan.firstEdgeLine = scan.lineNo;
   const label = `${record.edgeType} edge ${JSON.stringify(record.src)} -> ${JSON.stringify(record.dst)}`;
   const missing = [record.src, record.dst].filter((id) => !scan.entryLines.has(id));
+  const mismatch =
+    missing.length > 0
+      ? null
+      : kindGateProblem(record.edgeType, scan.entryKinds.get(record.src)!, scan.entryKinds.get(record.dst)!);
   if (missing.length > 0) {
     problem(`${label}: no entry ${missing.map((m) => JSON.stringify(m)).join(' or ')} in the file`);
+  } else if (mismatch) {
+    problem(`${label}: ${mismatch}`);
   } else if (record.edgeType === 'SUPERSEDES') {
     const reverse = scan.supersedes.get(pairKey(record.dst, record.src));
     if (reverse !== undefined) {

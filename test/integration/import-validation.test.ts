@@ -184,6 +184,11 @@ const BAD_FILES: BadFile[] = [
     message: /line 4: invalid edge record: metadata: must not nest deeper than 64 levels/,
   },
   {
+    name: 'an edge its entries’ kinds do not allow (FOLLOWS from a SEMANTIC entry to a PERSON)',
+    text: (ws) => jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { kind: 'PERSON' }), edge('e-1', 'e-2', 'FOLLOWS')])),
+    message: /line 4: FOLLOWS edge "e-1" -> "e-2": FOLLOWS needs a EPISODIC source, got SEMANTIC/,
+  },
+  {
     name: 'a year-9999 creation date',
     text: (ws) => jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { createdAt: '9999-12-31T00:00:00.000Z' })])),
     message:
