@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../db/client.ts';
 import type { EntryRow } from '../db/schema.ts';
 import {
@@ -24,6 +25,8 @@ const LIST_SIZE = 5;
 
 /** A one-screen digest of a workspace for an agent's prompt: counts, top tags, what is new, key and stale. */
 export async function buildBrief(db: Db, now: number): Promise<Brief> {
+  // As recall does: the briefs of one document each take a turn of the event loop.
+  await nextTurn();
   const [stats, recent, important, stale, topTags] = await Promise.all([
     workspaceStats(db),
     recentEntries(db, LIST_SIZE),

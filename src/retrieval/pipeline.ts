@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
@@ -246,6 +247,10 @@ export async function recallEntries(
   vectors: VectorSource | null = null,
 ): Promise<RecallOutput> {
   const args = readArgs(input, now);
+  // Embedded reads answer without waiting on I/O, so the recalls of one document (15
+  // aliases are allowed) would otherwise run as one unbroken stretch of promise callbacks:
+  // each recall starts, and scores, on a turn of its own, and other requests run between.
+  await nextTurn();
   const { query, topK, full, asOf } = args;
   const { timeRange, queryUsed } = rewriteTemporal(query, asOf);
   const empty = () => emptyOutput(query, queryUsed, timeRange, full);
@@ -274,6 +279,7 @@ export async function recallEntries(
   const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector, terms);
   if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
   const queryStems = [...new Set(terms.map(lightStem))];
+  await nextTurn();
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   if (vector) guardHead(scored);
   keepBelowSuccessors(scored);

@@ -112,3 +112,42 @@ describe('a workspace full of A.A.A…', () => {
     expect(maxMs).toBeLessThan(MAX_DELAY_MS);
   });
 });
+
+describe('a document of many recalls over long entries', () => {
+  // Long entries of many distinct words make each recall cost tens of milliseconds; a
+  // document may hold 15 of them (CONTRACT §8 never rejects 15 aliases).
+  const words = Array.from({ length: 3_000 }, (_, i) => `w${(i * 7919) % 100_003}x`);
+  const text = (seed: number) =>
+    Array.from({ length: 12_000 }, (_, i) => words[(seed * 131 + i * 17 + ((i * i) % 97)) % words.length]).join(' ');
+  const heavy = freshWorkspace('heavy');
+  const query = words.slice(0, 120).join(' ');
+  const aliases = Array.from(
+    { length: 15 },
+    (_, i) => `r${i}: recall(query: $q, topK: 50, hops: 3) { hits { rank snippet } }`,
+  ).join('\n');
+
+  beforeAll(async () => {
+    for (let i = 0; i < 60; i++) {
+      await t.gqlOk(CAPTURE, { input: { content: text(i) } }, { workspace: heavy });
+    }
+  });
+
+  it('lets another workspace’s request through between its recalls', async () => {
+    const finished: string[] = [];
+    const many = t.gqlOk(`query ($q: String!) { ${aliases} }`, { q: query }, { workspace: heavy }).then((data) => {
+      finished.push('many recalls');
+      return data;
+    });
+    // Sent once the heavy document is in; answered while it still runs, not after.
+    await sleep(20);
+    const small = t.gqlOk('{ count }', {}, { workspace: neighbour }).then((data) => {
+      finished.push('count');
+      return data;
+    });
+    const [data, counted] = await Promise.all([many, small]);
+    expect(Object.keys(data)).toHaveLength(15);
+    expect(data.r0.hits.length).toBeGreaterThan(0);
+    expect(counted.count).toBe(1);
+    expect(finished).toEqual(['count', 'many recalls']);
+  });
+});
