@@ -86,8 +86,16 @@ export function evictForgotten(cache: ApolloCache, payload: ForgetResult | null 
   for (const [key, obj] of Object.entries(store)) {
     if (obj.__typename === 'Edge' && (obj.src === id || obj.dst === id)) cache.evict({ id: key });
   }
-  // Lists that pointed at the entry now hold dangling references; Apollo drops those on read, and gc frees
+  // Neighbour lists that held the entry drop it, as applyUnlink drops a removed edge's neighbours; gc frees
   // whatever only the forgotten entry reached.
+  const entryRef = cache.identify({ __typename: 'Entry', id });
+  // biome-ignore lint/suspicious/noExplicitAny: Neighbor lists are stored as plain objects holding references
+  const keep = (list: any) =>
+    Array.isArray(list) ? list.filter((n: { entry?: Reference }) => n.entry?.__ref !== entryRef) : list;
+  for (const [key, obj] of Object.entries(store)) {
+    if (obj.__typename === 'Entry') cache.modify({ id: key, fields: { connections: keep } });
+  }
+  cache.modify({ id: 'ROOT_QUERY', fields: { connections: keep } });
   cache.gc();
 }
 

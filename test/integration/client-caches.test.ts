@@ -69,7 +69,8 @@ interface Driver {
   firstEvent(document: DocumentNode): Promise<Data>;
   /** Called right after the unlink and the forget mutations, before anything is fetched again. */
   afterUnlink?(entryId: string): void;
-  afterForget?(entryId: string): void;
+  /** `neighbourId` was linked to the forgotten entry, and its connections are cached. */
+  afterForget?(entryId: string, neighbourId: string): void;
 }
 
 /** Capture, link, unlink, forget, recall, stats, brief and one live event, asserting what the server answers. */
@@ -98,9 +99,12 @@ async function runFlow(d: Driver): Promise<void> {
   const after = await d.query(doc.entry, { id: a.entry.id });
   expect(after.entry.connections).toHaveLength(0);
 
+  // Linked again, so that a's cached connections hold b when b is forgotten.
+  await d.mutate(doc.link, { input: { src, dst, type: 'RELATES_TO' } }, 'link');
+  expect((await d.query(doc.entry, { id: a.entry.id })).entry.connections).toHaveLength(1);
   const forgotten = await d.mutate(doc.forget, { input: { id: b.entry.id } }, 'forget');
   expect(forgotten).toMatchObject({ forgottenId: b.entry.id, forgotten: true });
-  d.afterForget?.(b.entry.id);
+  d.afterForget?.(b.entry.id, a.entry.id);
 
   const recall = await d.query(doc.recall, { q: 'cache config' });
   expect(recall.recall.hits.map((h: Data) => h.entry.id)).toEqual([a.entry.id]);
@@ -175,10 +179,14 @@ function apolloDriver(workspace: string, typePolicies: typeof apolloTypePolicies
     ? {
         // The cached entry already lacks the removed edge, with nothing fetched again.
         afterUnlink: (id) => expect(cachedConnections(id)).toEqual([]),
-        afterForget: (id) => {
+        afterForget: (id, neighbourId) => {
           const keys = Object.keys(cache.extract());
           expect(keys).not.toContain(cache.identify({ __typename: 'Entry', id }));
           expect(keys.some((k) => k.startsWith('Edge:'))).toBe(false);
+          // The neighbour's cached connections no longer point at it, and read whole.
+          const read = cache.diff<Data>({ query: doc.entry, variables: { id: neighbourId }, optimistic: false });
+          expect(read.complete).toBe(true);
+          expect(read.result?.entry.connections).toEqual([]);
         },
       }
     : {};
