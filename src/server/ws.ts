@@ -4,6 +4,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   GraphQLError,
+  type GraphQLFormattedError,
   getOperationAST,
   Kind,
   type OperationDefinitionNode,
@@ -131,9 +132,25 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
       connectionInitWaitTimeout: 5_000,
       onConnect: (ctx) => connect(deps, ctx),
       onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors?.length ? { ...result, errors: asOverHttp(result.errors) } : undefined,
+      onError: (_ctx, _id, _payload, errors) => asOverHttp(errors),
     },
     wss,
   );
+}
+
+/**
+ * Errors as HTTP answers show them: Yoga reads `extensions.http` (the status) and
+ * `extensions.unexpected` for itself and drops them from HTTP responses, so a WebSocket
+ * client gets neither.
+ */
+function asOverHttp(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  return errors.map((error) => {
+    const { http: _status, unexpected: _unexpected, ...extensions } = error.extensions ?? {};
+    const { extensions: _all, ...formatted } = typeof error.toJSON === 'function' ? error.toJSON() : error;
+    return Object.keys(extensions).length > 0 ? { ...formatted, extensions } : formatted;
+  });
 }
 
 type Ctx = WsContext<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>;

@@ -231,6 +231,22 @@ describe('subscriptions over graphql-ws', () => {
     }
   });
 
+  it('errors over the socket carry the same extensions as over HTTP (no transport internals)', async () => {
+    const ws = freshWorkspace('sub');
+    const client = wsClient(ws);
+    const query = 'mutation { forget(input: { id: "no-such-entry" }) { forgotten } }';
+    const overHttp = await srv.gql(query, {}, { workspace: ws });
+    const executed = subscribe(client, query);
+    const [res] = await executed.next(1);
+    expect(res?.errors?.[0]?.extensions).toEqual(overHttp.errors?.[0]?.extensions);
+    expect(res?.errors?.[0]?.extensions).toEqual({ code: 'NOT_FOUND', id: 'no-such-entry' });
+    // Refused before it runs (validation), the error comes as the subscription's error.
+    const invalid = subscribe(client, '{ noSuchField }');
+    await expect.poll(() => invalid.errorOf(), { timeout: 10_000 }).not.toBeNull();
+    const errors = invalid.errorOf() as { extensions?: Record<string, unknown> }[];
+    expect(errors[0]?.extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+
   it('queries and mutations work over the socket too, in the connection’s workspace', async () => {
     const ws = freshWorkspace('sub');
     const client = wsClient(ws);
