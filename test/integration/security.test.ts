@@ -87,6 +87,20 @@ function rawTarget(t: { origin: string }, head: string, body = ''): Promise<{ st
   });
 }
 
+/** Reads a streaming answer's body as it comes: `text()` is what arrived so far, `done` its end. */
+function readStream(res: Response): { done: Promise<void>; text: () => string } {
+  const reader = res.body!.getReader();
+  let text = '';
+  const done = (async () => {
+    while (true) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      text += Buffer.from(chunk.value).toString('utf8');
+    }
+  })();
+  return { done, text: () => text };
+}
+
 /** Opens a WebSocket with forged headers; resolves with the upgrade's HTTP status, or 101. */
 function upgrade(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -568,20 +582,15 @@ describe('revocation ends server-sent events streams', () => {
       body: gqlBody('subscription { events { seq } }'),
     });
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    let text = '';
-    const read = (async () => {
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        text += Buffer.from(value).toString('utf8');
-      }
-    })();
+    const stream = readStream(res);
     await waitFor(() => t.server.bus.streams.open === 1);
     await control.revokeToken(id);
-    const ended = await Promise.race([read.then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+    const ended = await Promise.race([
+      stream.done.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 10_000)),
+    ]);
     expect(ended).toBe(true);
-    expect(text).toContain('UNAUTHENTICATED');
+    expect(stream.text()).toContain('UNAUTHENTICATED');
     expect(await waitFor(() => t.server.bus.streams.open === 0)).toBe(true);
   });
 });
@@ -612,15 +621,7 @@ describe('leaving open mode', () => {
       body: gqlBody('subscription { events { entry { content } } }'),
     });
     expect(sse.status).toBe(200);
-    const reader = sse.body!.getReader();
-    let text = '';
-    const read = (async () => {
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        text += Buffer.from(value).toString('utf8');
-      }
-    })();
+    const stream = readStream(sse);
     await waitFor(() => t.server.bus.streams.open === 2);
 
     // Another process makes the first token: the server is in token mode from now on.
@@ -633,9 +634,9 @@ describe('leaving open mode', () => {
 
     const late = <T>(value: T) => new Promise<T>((r) => setTimeout(() => r(value), 20_000));
     expect(await Promise.race([closed, late(-1)])).toBe(4403);
-    const ended = await Promise.race([read.then(() => true), late(false)]);
+    const ended = await Promise.race([stream.done.then(() => true), late(false)]);
     expect(ended).toBe(true);
-    expect(text).toContain('UNAUTHENTICATED');
+    expect(stream.text()).toContain('UNAUTHENTICATED');
     expect(await waitFor(() => t.server.bus.streams.open === 0)).toBe(true);
 
     // What a token holder writes afterwards reached neither.
@@ -645,7 +646,7 @@ describe('leaving open mode', () => {
       workspace: 'guarded',
     });
     expect(received.join('')).not.toContain('written in token mode');
-    expect(text).not.toContain('written in token mode');
+    expect(stream.text()).not.toContain('written in token mode');
   });
 });
 
