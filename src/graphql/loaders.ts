@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { DomainError } from '../contract/errors.ts';
 import { type EdgeKey, edgeKeyString } from '../contract/node-ids.ts';
 import type { Db } from '../db/client.ts';
 import type { EdgeRow, EntryRow, RevisionRow } from '../db/schema.ts';
@@ -87,9 +88,14 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return out;
 }
 
-/** An entry that an edge or graph node points at; it exists, since forget cascades to its edges. */
+/**
+ * An entry that an edge or graph node points at. A live edge's entries exist (forget
+ * cascades to its edges), but an event's edge is a snapshot that outlives them: its
+ * forgotten end is NOT_FOUND, said so, rather than an internal error.
+ */
 export async function loadExisting(loaders: Loaders, id: string): Promise<EntryRow> {
   const entry = await loaders.entry.load(id);
-  if (!entry) throw new Error(`entry ${id} referenced by an edge no longer exists`);
+  if (!entry)
+    throw new DomainError('NOT_FOUND', `entry ${JSON.stringify(id)} no longer exists: it was forgotten`, { id });
   return entry;
 }

@@ -73,16 +73,27 @@ describe('forget', () => {
     expect([...reads.brief.recent, ...reads.brief.important].map((e: { id: string }) => e.id)).not.toContain(doomed);
 
     const log = await srv.gqlOk(
-      '{ eventLog(limit: 1000) { seq type entryId entry { id } edge { src dst source { id } target { id } } } }',
+      '{ eventLog(limit: 1000) { seq type entryId entry { id } edge { src dst } } }',
       {},
       opts,
     );
-    // The edges that named the forgotten entry read null; the one between the others is whole.
+    // An event's edge is history: its ends' ids stay after one of them is forgotten.
     const linked = log.eventLog.filter((e: { type: string }) => e.type === 'LINKED');
     expect(linked.map((e: { edge: unknown }) => e.edge)).toEqual([
+      { src: doomed, dst: keep1 },
+      { src: keep2, dst: doomed },
+      { src: keep1, dst: keep2 },
+    ]);
+    // Asking for a forgotten end is NOT_FOUND, said so; the edge between the others is whole.
+    const ends = await srv.gql('{ eventLog(limit: 1000) { type edge { source { id } target { id } } } }', {}, opts);
+    const codes = (ends.errors ?? []).map((e) => e.extensions?.code);
+    expect(codes).toEqual(['NOT_FOUND', 'NOT_FOUND']);
+    for (const e of ends.errors ?? []) expect(e.message).toMatch(/no longer exists: it was forgotten/);
+    const linkedEnds = ends.data?.eventLog.filter((e: { type: string }) => e.type === 'LINKED');
+    expect(linkedEnds.map((e: { edge: unknown }) => e.edge)).toEqual([
       null,
       null,
-      { src: keep1, dst: keep2, source: { id: keep1 }, target: { id: keep2 } },
+      { source: { id: keep1 }, target: { id: keep2 } },
     ]);
     const forgotten = log.eventLog.at(-1);
     expect(forgotten).toEqual({ seq: lastSeq + 1, type: 'FORGOTTEN', entryId: doomed, entry: null, edge: null });
@@ -92,10 +103,10 @@ describe('forget', () => {
     const replayed = await replay.until((xs) => xs.length >= forgotten.seq);
     replay.dispose();
     await client.dispose();
-    expect(replay.errors).toEqual([]);
+    expect(replay.errors.map((e) => (e as { extensions?: { code?: string } }).extensions?.code)).toEqual(['NOT_FOUND']);
     expect(replayed.filter((e) => e.type === 'LINKED').map((e) => e.edge)).toEqual([
       null,
-      null,
+      { source: { id: keep2 } },
       { source: { id: keep1 } },
     ]);
     const aboutDoomed = log.eventLog.filter((e: { entryId: string | null }) => e.entryId === doomed);

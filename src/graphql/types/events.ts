@@ -34,15 +34,8 @@ const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').imple
       type: EdgeRef,
       nullable: true,
       description:
-        'The edge as it was written (LINKED) or removed (UNLINKED); null once either of its entries is forgotten.',
-      // Forgetting an entry removes its edges, so an older event's edge may name an entry
-      // that no longer exists: like `entry`, it reads null then, rather than an edge whose
-      // `source` or `target` cannot be given.
-      resolve: async (e, _a, ctx) => {
-        if (!e.edge) return null;
-        const [src, dst] = await Promise.all([ctx.loaders.entry.load(e.edge.src), ctx.loaders.entry.load(e.edge.dst)]);
-        return src && dst ? e.edge : null;
-      },
+        'The edge as it was written (LINKED) or removed (UNLINKED). Its `src` and `dst` stay; once either entry is forgotten, asking for `source` or `target` is NOT_FOUND (and `edge` null).',
+      resolve: (e) => e.edge,
     }),
     outcome: t.field({
       type: CaptureOutcomeEnum,
