@@ -3,9 +3,9 @@ import { DomainError } from '../contract/errors.ts';
 import { type EdgeKey, edgeKeyString } from '../contract/node-ids.ts';
 import type { Db } from '../db/client.ts';
 import type { EdgeRow, EntryRow, RevisionRow } from '../db/schema.ts';
+import { type ConnectionsPage, connectionPages } from '../memory/connections.ts';
 import {
   edgesByKeys,
-  edgesTouching,
   entriesByIds,
   revisionPages,
   revisionsByRowIds,
@@ -36,20 +36,18 @@ export function createLoaders(db: Db) {
       },
       { cacheKeyFn: (k) => `${k.entryId} ${k.after} ${k.first}` },
     ),
-    edges: new DataLoader<string, EdgeRow[]>(async (ids) => {
-      const rows = await edgesTouching(db, ids);
-      const map = new Map<string, EdgeRow[]>();
-      const add = (id: string, e: EdgeRow) => {
-        const list = map.get(id);
-        if (list) list.push(e);
-        else map.set(id, [e]);
-      };
-      for (const e of rows) {
-        add(e.src, e);
-        if (e.dst !== e.src) add(e.dst, e);
-      }
-      return ids.map((id) => map.get(id) ?? []);
-    }),
+    /** The edges of a page of an entry's connections: pages asked alike are read together. */
+    connections: new DataLoader<ConnectionPageKey, EdgeRow[], string>(
+      async (keys) => {
+        const pages = new Map<string, Map<string, EdgeRow[]>>();
+        for (const [args, group] of groupBy(keys, (k) => JSON.stringify(k.page))) {
+          const ids = [...new Set(group.map((k) => k.entryId))];
+          pages.set(args, await connectionPages(db, ids, group[0]!.page));
+        }
+        return keys.map((k) => pages.get(JSON.stringify(k.page))?.get(k.entryId) ?? []);
+      },
+      { cacheKeyFn: (k) => JSON.stringify([k.entryId, k.page]) },
+    ),
     edge: new DataLoader<EdgeKey, EdgeRow | null, string>(
       async (keys) => {
         const rows = new Map((await edgesByKeys(db, keys)).map((e) => [edgeKeyString(e), e]));
@@ -69,6 +67,12 @@ export function createLoaders(db: Db) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** Which page of an entry's connections. */
+export interface ConnectionPageKey {
+  entryId: string;
+  page: ConnectionsPage;
+}
 
 /** Which page of an entry's revisions: those with an id above `after`, the first `first` of them. */
 export interface RevisionPageKey {

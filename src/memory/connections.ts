@@ -1,8 +1,11 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import type { Direction, EdgeType } from '../contract/enums.ts';
 import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIST_PAGES } from '../contract/limits.ts';
+import type { Db } from '../db/client.ts';
 import { edgeSnapshot } from '../db/mappers.ts';
+import { edgeRows } from '../db/rows.ts';
 import type { EdgeRow } from '../db/schema.ts';
 
 /** An edge as seen from one of its entries. */
@@ -77,7 +80,7 @@ export function connectionsPage(request: ConnectionsRequest): ConnectionsPage {
 /**
  * The first `page.first` of the edges touching `entryId` that match the page's type and
  * direction (and lie after its cursor), as connections from that entry, in the order
- * given (heaviest first, as edgesTouching reads them). A
+ * given (heaviest first, as connectionPages reads them). A
  * RELATES_TO edge runs both ways, so every direction filter keeps it.
  */
 export function connectionsOf(entryId: string, edges: readonly EdgeRow[], page: ConnectionsPage): Connection[] {
@@ -91,4 +94,51 @@ export function connectionsOf(entryId: string, edges: readonly EdgeRow[], page: 
     out.push({ edge: edgeSnapshot(e), direction: dir, otherId: e.src === entryId ? e.dst : e.src });
   }
   return out;
+}
+
+/** Entries per statement of `connectionPages`: one compound SELECT each, well under SQLite's 500 terms. */
+const CONNECTION_PAGE_IDS = 200;
+
+/**
+ * The edges of each entry's page of connections, heaviest first: what `connectionsOf` lists
+ * for `page`, read in SQL with a LIMIT per entry, so a hub with thousands of edges costs
+ * what its page holds.
+ */
+export async function connectionPages(
+  db: Db,
+  ids: readonly string[],
+  page: ConnectionsPage,
+): Promise<Map<string, EdgeRow[]>> {
+  const out = new Map<string, EdgeRow[]>();
+  for (let i = 0; i < ids.length; i += CONNECTION_PAGE_IDS) {
+    const pages = ids.slice(i, i + CONNECTION_PAGE_IDS).map((id) => {
+      const where = [sql`(src = ${id} OR dst = ${id})`, ...pageConditions(id, page)];
+      const rest = sql`WHERE ${sql.join(where, sql` AND `)} ORDER BY weight DESC, created_at, src, dst, type LIMIT ${page.first}`;
+      return sql`SELECT ${id} AS page_of, * FROM (${edgeRows.query(rest)})`;
+    });
+    const rows = await db.all<Record<string, unknown>>(sql.join(pages, sql` UNION ALL `));
+    for (const row of rows) {
+      const id = String(row.page_of);
+      const list = out.get(id);
+      const edge = edgeRows.read(row);
+      if (list) list.push(edge);
+      else out.set(id, [edge]);
+    }
+  }
+  return out;
+}
+
+/** The page's type, direction and cursor as SQL over the edges of entry `id` (see connectionsOf). */
+function pageConditions(id: string, page: ConnectionsPage): SQL[] {
+  const conditions: SQL[] = [];
+  if (page.type) conditions.push(sql`type = ${page.type}`);
+  if (page.direction === 'OUT') conditions.push(sql`(type = 'RELATES_TO' OR src = ${id})`);
+  if (page.direction === 'IN') conditions.push(sql`(type = 'RELATES_TO' OR dst = ${id})`);
+  if (page.after) {
+    const [weight, createdAt, src, dst, type] = page.after;
+    conditions.push(
+      sql`(weight < ${weight} OR (weight = ${weight} AND (created_at, src, dst, type) > (${createdAt}, ${src}, ${dst}, ${type})))`,
+    );
+  }
+  return conditions;
 }

@@ -79,14 +79,6 @@ function pushTo(out: Map<string, RevisionRow[]>, r: RevisionRow): void {
   else out.set(r.entryId, [r]);
 }
 
-/** Every edge touching any of the entries, heaviest first. */
-export async function edgesTouching(db: Db, ids: readonly string[]): Promise<EdgeRow[]> {
-  if (ids.length === 0) return [];
-  const list = jsonList(ids);
-  // A total order, so that a connection's cursor names one place in it.
-  return edgeRows.all(db, sql`WHERE src IN ${list} OR dst IN ${list} ORDER BY weight DESC, created_at, src, dst, type`);
-}
-
 /** The edges with these (src, dst, type) keys, in no particular order; unknown keys are left out. */
 export async function edgesByKeys(db: Db, keys: readonly EdgeKey[]): Promise<EdgeRow[]> {
   if (keys.length === 0) return [];

@@ -408,6 +408,62 @@ describe('after cursors on revisions, connections and tags', () => {
     expect(wrong.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('connections of every type and direction page through exactly the hub’s matching edges', async () => {
+    const ws = freshWorkspace('pages-conn-mix');
+    const capture = async (content: string) =>
+      (await srv.gqlOk(CAPTURE, { input: { content, kind: 'EPISODIC' } }, { workspace: ws })).capture.entry
+        .id as string;
+    const hub = await capture('hub of many kinds of edges');
+    const others = (
+      await batch(
+        ws,
+        CAPTURE,
+        Array.from({ length: 12 }, (_, k) => ({ input: { content: `other ${k}`, kind: 'EPISODIC' } })),
+      )
+    ).map((r) => r.entry.id as string);
+    // Out and in, three types, repeated weights (so created_at and the ids decide ties).
+    const types = ['RELATES_TO', 'CAUSED_BY', 'FOLLOWS'];
+    const links = others.map((other, k) => {
+      const out = k % 2 === 0;
+      return {
+        src: out ? hub : other,
+        dst: out ? other : hub,
+        type: types[k % 3]!,
+        weight: [0.5, 0.8, 0.5, 1][k % 4]!,
+      };
+    });
+    for (const input of links) await srv.gqlOk(LINK, { input }, { workspace: ws });
+    const Q = `query ($id: ID!, $type: EdgeType, $direction: Direction, $first: Int, $after: String) {
+      entry(id: $id) { connections(type: $type, direction: $direction, first: $first, after: $after) {
+        cursor direction entry { id } edge { type weight } } } }`;
+    const connectionsOf = async (vars: Record<string, unknown>) =>
+      (await srv.gqlOk(Q, { id: hub, ...vars }, { workspace: ws })).entry.connections as Data[];
+    for (const type of [null, ...types]) {
+      for (const direction of [null, 'OUT', 'IN', 'BOTH']) {
+        const expected = links
+          .filter((l) => type === null || l.type === type)
+          .filter((l) => {
+            const dir = l.type === 'RELATES_TO' ? 'BOTH' : l.src === hub ? 'OUT' : 'IN';
+            return direction === null || direction === 'BOTH' || dir === 'BOTH' || dir === direction;
+          })
+          .map((l) => (l.src === hub ? l.dst : l.src));
+        const all = await connectionsOf({ type, direction, first: 100 });
+        expect(new Set(all.map((c) => c.entry.id)), `${type} ${direction}`).toEqual(new Set(expected));
+        const weights = all.map((c) => c.edge.weight);
+        expect(weights, `${type} ${direction}`).toEqual([...weights].sort((a, b) => b - a));
+        const walked: string[] = [];
+        let after: string | null = null;
+        for (let guard = 0; guard < 20; guard++) {
+          const got = await connectionsOf({ type, direction, first: 2, after });
+          if (got.length === 0) break;
+          walked.push(...got.map((c) => c.entry.id));
+          after = got.at(-1)!.cursor;
+        }
+        expect(walked, `${type} ${direction}`).toEqual(all.map((c) => c.entry.id));
+      }
+    }
+  });
+
   it('tags(after) continues in the most-used-first order', async () => {
     const ws = freshWorkspace('pages-tags');
     const tagsOf = (k: number) => ['t-a', 't-b', 't-c', 't-d', 't-e', 't-f'].filter((_, j) => k % (j + 1) === 0);

@@ -84,9 +84,10 @@ function linkOf(input: LinkArg): LinkInput {
 
 /** Drops what this request has cached about an edge's endpoints (their edges changed), so later fields read them afresh. */
 function forgetCached(ctx: Context, ids: string[]): void {
+  // Pages of connections are cached by their arguments too: drop them all.
+  ctx.loaders.connections.clearAll();
   for (const id of ids) {
     ctx.loaders.entry.clear(id);
-    ctx.loaders.edges.clear(id);
     ctx.loaders.superseded.clear(id);
   }
 }

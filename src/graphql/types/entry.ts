@@ -142,7 +142,7 @@ EntryRef.implement({
       },
       resolve: async (e, args, ctx) => {
         const page = connectionsPage(args);
-        return connectionsOf(e.id, await ctx.loaders.edges.load(e.id), page);
+        return connectionsOf(e.id, await ctx.loaders.connections.load({ entryId: e.id, page }), page);
       },
     }),
   }),
@@ -284,7 +284,7 @@ builder.queryFields((t) => ({
     resolve: async (_r, args, ctx) => {
       const page = connectionsPage({ first: args.first, after: args.after });
       const entry = await requireEntry(readDb(ctx), String(args.id));
-      return connectionsOf(entry.id, await ctx.loaders.edges.load(entry.id), page);
+      return connectionsOf(entry.id, await ctx.loaders.connections.load({ entryId: entry.id, page }), page);
     },
   }),
   count: t.int({
