@@ -87,6 +87,36 @@ export function rowReader<T extends SQLiteTable>(table: T): RowReader<T> {
 export const jsonList = (values: readonly string[]): SQL =>
   sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
 
+/** Entries per statement of `pagesPerId`: one compound SELECT each, well under SQLite's 500 terms. */
+const PAGE_IDS_PER_STATEMENT = 200;
+
+/**
+ * Each id's own page of rows: `pageOf(id)` is a whole SELECT (with its own ORDER BY and
+ * LIMIT), and the pages of up to 200 ids go as one UNION ALL statement, so a batch of
+ * entries costs one statement and each entry only what its page holds. Rows come back
+ * per id, in each page's order, mapped by `read`.
+ */
+export async function pagesPerId<T>(
+  db: Db,
+  ids: readonly string[],
+  pageOf: (id: string) => SQL,
+  read: (row: Record<string, unknown>) => T,
+): Promise<Map<string, T[]>> {
+  const out = new Map<string, T[]>();
+  for (let i = 0; i < ids.length; i += PAGE_IDS_PER_STATEMENT) {
+    const pages = ids
+      .slice(i, i + PAGE_IDS_PER_STATEMENT)
+      .map((id) => sql`SELECT ${id} AS page_of, * FROM (${pageOf(id)})`);
+    for (const row of await db.all<Record<string, unknown>>(sql.join(pages, sql` UNION ALL `))) {
+      const id = String(row.page_of);
+      const list = out.get(id);
+      if (list) list.push(read(row));
+      else out.set(id, [read(row)]);
+    }
+  }
+  return out;
+}
+
 export const entryRows = rowReader(entries);
 export const edgeRows = rowReader(edges);
 export const revisionRows = rowReader(revisions);

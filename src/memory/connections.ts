@@ -5,7 +5,7 @@ import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIST_PAGES } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
 import { edgeSnapshot } from '../db/mappers.ts';
-import { edgeRows } from '../db/rows.ts';
+import { edgeRows, pagesPerId } from '../db/rows.ts';
 import type { EdgeRow } from '../db/schema.ts';
 
 /** An edge as seen from one of its entries. */
@@ -96,36 +96,21 @@ export function connectionsOf(entryId: string, edges: readonly EdgeRow[], page: 
   return out;
 }
 
-/** Entries per statement of `connectionPages`: one compound SELECT each, well under SQLite's 500 terms. */
-const CONNECTION_PAGE_IDS = 200;
-
 /**
  * The edges of each entry's page of connections, heaviest first: what `connectionsOf` lists
  * for `page`, read in SQL with a LIMIT per entry, so a hub with thousands of edges costs
  * what its page holds.
  */
-export async function connectionPages(
+export function connectionPages(
   db: Db,
   ids: readonly string[],
   page: ConnectionsPage,
 ): Promise<Map<string, EdgeRow[]>> {
-  const out = new Map<string, EdgeRow[]>();
-  for (let i = 0; i < ids.length; i += CONNECTION_PAGE_IDS) {
-    const pages = ids.slice(i, i + CONNECTION_PAGE_IDS).map((id) => {
-      const where = [sql`(src = ${id} OR dst = ${id})`, ...pageConditions(id, page)];
-      const rest = sql`WHERE ${sql.join(where, sql` AND `)} ORDER BY weight DESC, created_at, src, dst, type LIMIT ${page.first}`;
-      return sql`SELECT ${id} AS page_of, * FROM (${edgeRows.query(rest)})`;
-    });
-    const rows = await db.all<Record<string, unknown>>(sql.join(pages, sql` UNION ALL `));
-    for (const row of rows) {
-      const id = String(row.page_of);
-      const list = out.get(id);
-      const edge = edgeRows.read(row);
-      if (list) list.push(edge);
-      else out.set(id, [edge]);
-    }
-  }
-  return out;
+  const pageOf = (id: string) => {
+    const where = sql.join([sql`(src = ${id} OR dst = ${id})`, ...pageConditions(id, page)], sql` AND `);
+    return edgeRows.query(sql`WHERE ${where} ORDER BY weight DESC, created_at, src, dst, type LIMIT ${page.first}`);
+  };
+  return pagesPerId(db, ids, pageOf, edgeRows.read);
 }
 
 /** The page's type, direction and cursor as SQL over the edges of entry `id` (see connectionsOf). */

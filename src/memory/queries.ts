@@ -6,7 +6,7 @@ import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import type { EdgeKey } from '../contract/node-ids.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { edgeRows, entryRows, jsonList, revisionRows } from '../db/rows.ts';
+import { edgeRows, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
@@ -45,38 +45,20 @@ export async function tagsByEntryIds(db: Db, ids: readonly string[]): Promise<Ma
   return out;
 }
 
-/** Entries per statement of `revisionPages`: one compound SELECT each, well under SQLite's 500 terms. */
-const REVISION_PAGE_IDS = 200;
-
 /**
  * A page of each entry's revisions, oldest first: the first `first` whose id is above
  * `after`. Each entry's page is read through the (entry_id, id) index with its own LIMIT,
  * so an entry with tens of thousands of revisions costs what its page holds.
  */
-export async function revisionPages(
+export function revisionPages(
   db: Db,
   ids: readonly string[],
   after: number,
   first: number,
 ): Promise<Map<string, RevisionRow[]>> {
-  const out = new Map<string, RevisionRow[]>();
-  for (let i = 0; i < ids.length; i += REVISION_PAGE_IDS) {
-    const pages = ids
-      .slice(i, i + REVISION_PAGE_IDS)
-      .map(
-        (id) =>
-          sql`SELECT * FROM (${revisionRows.query(sql`WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`)})`,
-      );
-    const rows = await db.all<Record<string, unknown>>(sql.join(pages, sql` UNION ALL `));
-    for (const row of rows) pushTo(out, revisionRows.read(row));
-  }
-  return out;
-}
-
-function pushTo(out: Map<string, RevisionRow[]>, r: RevisionRow): void {
-  const list = out.get(r.entryId);
-  if (list) list.push(r);
-  else out.set(r.entryId, [r]);
+  const pageOf = (id: string) =>
+    revisionRows.query(sql`WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`);
+  return pagesPerId(db, ids, pageOf, revisionRows.read);
 }
 
 /** The edges with these (src, dst, type) keys, in no particular order; unknown keys are left out. */
