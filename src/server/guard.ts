@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { isLoopback } from '../workspaces/auth.ts';
 
@@ -132,4 +132,13 @@ export const BAD_TARGET = 'the request target must be a path such as /graphql (o
 /** The JSON body of a refusal, in the shape of a GraphQL error response. */
 export function refusalBody(refusal: { message: string; code: string }): string {
   return JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+}
+
+/** A whole HTTP/1.1 refusal with that body, for a raw socket (an upgrade, or what Node's parser refused). */
+export function rawRefusal(status: number, message: string, code: string): string {
+  const body = refusalBody({ message, code });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nconnection: close\r\n` +
+    `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }

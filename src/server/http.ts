@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
@@ -9,7 +9,7 @@ import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
 import { createDirectPost } from './direct-post.ts';
-import { BAD_TARGET, checkRequest, type Refusal, refusalBody, toOriginForm } from './guard.ts';
+import { BAD_TARGET, checkRequest, type Refusal, rawRefusal, refusalBody, toOriginForm } from './guard.ts';
 import type { Logger, Metrics } from './observability.ts';
 import { createPlayground } from './playground.ts';
 import { GRAPHQL_PATH, type Yoga } from './yoga.ts';
@@ -206,11 +206,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'the request did not arrive in time']
         : [400, `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'}); ${BAD_TARGET}`];
-  const body = refusalBody({ message, code: 'BAD_REQUEST' });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  socket.end(rawRefusal(status, message, 'BAD_REQUEST'));
 }
 
 /** HTTP: every request passes the request guard, then the router. */

@@ -80,8 +80,9 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Result> {
  * Subscriptions over HTTP (server-sent events): each counts against its workspace's cap
  * while it lives; a token's stream ends within `recheckMs` of the token's revocation, and
  * a stream opened without a token within `recheckMs` of the server leaving open mode (the
- * first token created), so no anonymous reader keeps a feed of a protected workspace. graphql-ws subscriptions are guarded by the WebSocket glue instead (per
- * subscriber, since identical ones share one execution; revocation closes the socket).
+ * first token created), so no anonymous reader keeps a feed of a protected workspace.
+ * graphql-ws subscriptions are guarded by the WebSocket glue instead (per subscriber,
+ * since identical ones share one execution; revocation closes the socket).
  */
 export function useSseSubscriptionGuards(opts: {
   cap: Cap;

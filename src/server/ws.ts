@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import {
   type DocumentNode,
@@ -19,7 +19,7 @@ import { maskError, toGraphQLError } from '../graphql/errors.ts';
 import type { Access } from '../workspaces/access.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
 import { bearerOf, type Gatekeeper } from './context.ts';
-import { BAD_TARGET, type Refusal, refusalBody, toOriginForm } from './guard.ts';
+import { BAD_TARGET, type Refusal, rawRefusal, toOriginForm } from './guard.ts';
 import { CONTROL_UNAVAILABLE, MAX_BODY_BYTES } from './http.ts';
 import type { Multicast } from './multicast.ts';
 import { rateLimitedSubscription } from './subscriptions.ts';
@@ -59,12 +59,7 @@ interface Prepared {
 
 /** Answers an upgrade request with an HTTP error and no socket. */
 function rejectUpgrade(socket: Socket, status: number, message: string, code: string): void {
-  const body = refusalBody({ message, code });
-  const reason = STATUS_CODES[status] ?? 'Error';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  socket.end(rawRefusal(status, message, code));
 }
 
 /**
