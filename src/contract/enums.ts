@@ -30,8 +30,16 @@ export const EVENT_TYPES = [
   'LINKED',
   'UNLINKED',
   'STALENESS_PASS',
+  'CLASSIFIED',
+  'CONTRADICTION',
 ] as const;
-export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic'] as const;
+export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic', 'model'] as const;
+/** The fields of a capture the LLM binding may propose (CaptureInput.classify). */
+export const CLASSIFICATION_FIELDS = ['KIND', 'VOLATILITY', 'IMPORTANCE'] as const;
+/** Where one field of an entry's classification came from. */
+export const CLASSIFICATION_SOURCES = ['CALLER', 'DEFAULT', 'MODEL', 'HEURISTIC'] as const;
+/** What the LLM binding found between a new entry and an older one (consistent and unrelated pairs are not kept). */
+export const CONFLICT_RELATIONS = ['CONTRADICTS', 'UPDATES'] as const;
 
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -44,3 +52,6 @@ export type Freshness = (typeof FRESHNESS)[number];
 export type Direction = (typeof DIRECTIONS)[number];
 export type RevisionOp = (typeof REVISION_OPS)[number];
 export type MemoryEventType = (typeof EVENT_TYPES)[number];
+export type ClassificationField = (typeof CLASSIFICATION_FIELDS)[number];
+export type ClassificationSource = (typeof CLASSIFICATION_SOURCES)[number];
+export type ConflictRelation = (typeof CONFLICT_RELATIONS)[number];

@@ -3,6 +3,7 @@ import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex 
 import {
   CAPTURE_OUTCOMES,
   CLAIM_TAGS,
+  CONFLICT_RELATIONS,
   EDGE_TYPES,
   ENTRY_KINDS,
   ENTRY_STATUSES,
@@ -171,7 +172,75 @@ export const auditLog = sqliteTable('audit_log', {
   details: text('details').notNull().default(sql`'{}'`),
 });
 
-export const schema = { entries, tags, edges, revisions, events, entryVectors, entryVectorDrops, auditLog };
+/**
+ * The LLM binding's work: one row per captured entry it still has to look at, written in the
+ * capture's own transaction (so a restart resumes it) and deleted once the model answered.
+ * `ask` lists the classification fields the model proposes (JSON); `conflicts` asks for the
+ * contradiction check. Rows exist only while SPHERE_LLM is on.
+ */
+export const llmQueue = sqliteTable('llm_queue', {
+  entryId: text('entry_id')
+    .primaryKey()
+    .references(() => entries.id, { onDelete: 'cascade' }),
+  ask: text('ask').notNull().default(sql`'[]'`),
+  conflicts: integer('conflicts').notNull().default(0),
+  attempts: integer('attempts').notNull().default(0),
+  enqueuedAt: integer('enqueued_at').notNull(),
+});
+
+/**
+ * Where an entry's kind, volatility and importance came from, for entries the LLM binding
+ * was asked to classify (other entries' come from the caller, or volatility_source).
+ */
+export const entryClassifications = sqliteTable('entry_classifications', {
+  entryId: text('entry_id')
+    .primaryKey()
+    .references(() => entries.id, { onDelete: 'cascade' }),
+  /** JSON: each field's source, e.g. {"kind":"MODEL","volatility":"DEFAULT","importance":"CALLER"}. */
+  sources: text('sources').notNull(),
+  model: text('model'),
+  at: integer('at').notNull(),
+});
+
+/**
+ * What the LLM binding found between a newer entry and an older one: information, never a
+ * rewrite. Forgetting either entry removes the row.
+ */
+export const entryConflicts = sqliteTable(
+  'entry_conflicts',
+  {
+    id: integer('id').primaryKey(),
+    newerId: text('newer_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    olderId: text('older_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    relation: text('relation', { enum: CONFLICT_RELATIONS }).notNull(),
+    reason: text('reason').notNull(),
+    confidence: real('confidence'),
+    model: text('model').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('entry_conflicts_pair_unique').on(t.newerId, t.olderId),
+    index('entry_conflicts_older_idx').on(t.olderId),
+  ],
+);
+
+export const schema = {
+  entries,
+  tags,
+  edges,
+  revisions,
+  events,
+  entryVectors,
+  entryVectorDrops,
+  auditLog,
+  llmQueue,
+  entryClassifications,
+  entryConflicts,
+};
 
 export type EntryRow = typeof entries.$inferSelect;
 export type EdgeRow = typeof edges.$inferSelect;
