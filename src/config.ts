@@ -42,6 +42,25 @@ export interface Config {
   embeddings: EmbeddingsConfig;
   /** The impact index's upkeep: which words get a list, and how often the server looks for new ones. */
   impact: ImpactConfig;
+  /** The optional LLM binding: classification fallback and contradiction detection after commit. */
+  llm: LlmConfig;
+}
+
+export interface LlmConfig {
+  kind: 'off' | 'http';
+  /** An OpenAI-compatible chat-completions URL, e.g. `http://localhost:11434/v1/chat/completions`. */
+  url: string | null;
+  model: string | null;
+  apiKey: string | null;
+  /** Per request; the binding is never on a request's path, so this only bounds its own queue. */
+  timeoutMs: number;
+  /** Requests in flight at once, over every workspace. */
+  concurrency: number;
+  /** Let an "updates" answer at or above `supersedeConfidence` become a SUPERSEDES link (INFERRED). */
+  supersede: boolean;
+  supersedeConfidence: number;
+  /** Older entries a new one is compared with. */
+  candidates: number;
 }
 
 export interface ImpactConfig {
@@ -133,6 +152,15 @@ const envSchema = z.object({
   SPHERE_MODELS_DIR: optional,
   SPHERE_IMPACT_MIN_DOCS: optional.pipe(z.coerce.number<string | undefined>().int().min(1).optional()),
   SPHERE_IMPACT_UPKEEP_SECONDS: optional.pipe(z.coerce.number<string | undefined>().min(0).default(60)),
+  SPHERE_LLM: optional.pipe(z.enum(['off', 'http']).default('off')),
+  SPHERE_LLM_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SPHERE_LLM_MODEL: optional,
+  SPHERE_LLM_API_KEY: optional,
+  SPHERE_LLM_TIMEOUT_MS: optional.pipe(z.coerce.number<string | undefined>().int().min(100).default(60_000)),
+  SPHERE_LLM_CONCURRENCY: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(64).default(2)),
+  SPHERE_LLM_SUPERSEDE: optional.pipe(z.enum(['on', 'off']).default('off')),
+  SPHERE_LLM_SUPERSEDE_CONFIDENCE: optional.pipe(z.coerce.number<string | undefined>().min(0).max(1).default(0.9)),
+  SPHERE_LLM_CANDIDATES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(10).default(5)),
 });
 
 /** Every environment variable the configuration reads (`mini-sphere help serve` lists each). */
@@ -162,6 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw badInput(
       'invalid configuration: SPHERE_EMBEDDINGS=http needs SPHERE_EMBEDDINGS_URL and SPHERE_EMBEDDINGS_MODEL',
     );
+  }
+  if (e.SPHERE_LLM === 'http' && (!e.SPHERE_LLM_URL || !e.SPHERE_LLM_MODEL)) {
+    throw badInput('invalid configuration: SPHERE_LLM=http needs SPHERE_LLM_URL and SPHERE_LLM_MODEL');
   }
   return {
     port: e.PORT,
@@ -200,6 +231,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       minDocs: e.SPHERE_IMPACT_MIN_DOCS ?? null,
       headPostings: null,
       upkeepMs: Math.round(e.SPHERE_IMPACT_UPKEEP_SECONDS * 1000),
+    },
+    llm: {
+      kind: e.SPHERE_LLM,
+      url: e.SPHERE_LLM_URL ?? null,
+      model: e.SPHERE_LLM_MODEL ?? null,
+      apiKey: e.SPHERE_LLM_API_KEY ?? null,
+      timeoutMs: e.SPHERE_LLM_TIMEOUT_MS,
+      concurrency: e.SPHERE_LLM_CONCURRENCY,
+      supersede: e.SPHERE_LLM_SUPERSEDE === 'on',
+      supersedeConfidence: e.SPHERE_LLM_SUPERSEDE_CONFIDENCE,
+      candidates: e.SPHERE_LLM_CANDIDATES,
     },
     ...overrides,
   };

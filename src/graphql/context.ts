@@ -1,5 +1,6 @@
 import type { EventBus } from '../events/bus.ts';
 import type { SemanticWorkspace } from '../memory/embeddings/semantic.ts';
+import type { LlmBinding, LlmWorkspace } from '../memory/llm/binding.ts';
 import type { Access } from '../workspaces/access.ts';
 import type { WriteQuota } from '../workspaces/rate-limit.ts';
 import type { WorkspaceView } from '../workspaces/registry.ts';
@@ -12,6 +13,8 @@ export interface Context {
   loaders: Loaders;
   /** The workspace's vectors and embedder; null while SPHERE_EMBEDDINGS is off. */
   semantic: SemanticWorkspace | null;
+  /** The workspace's LLM queue, and the binding; null while SPHERE_LLM is off. */
+  llm: { binding: LlmBinding; workspace: LlmWorkspace } | null;
   bus: EventBus;
   /** How subscription streams behave: idle log polling (Redis mode) and the live buffer bound. */
   realtime: { pollMs: number; bufferMax: number };

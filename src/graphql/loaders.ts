@@ -5,6 +5,13 @@ import type { Db } from '../db/client.ts';
 import type { EdgeRow, EntryRow, RevisionRow } from '../db/schema.ts';
 import { type ConnectionsPage, connectionPages } from '../memory/connections.ts';
 import {
+  type Classification,
+  type Conflict,
+  classificationsOf,
+  conflictsOf,
+  contradictedAmong,
+} from '../memory/llm/records.ts';
+import {
   edgesByKeys,
   entriesByIds,
   revisionPages,
@@ -14,11 +21,28 @@ import {
 } from '../memory/queries.ts';
 
 /** Per-request batch loaders: each nested field costs one query per level, whatever the list size. */
+/** Findings an entry lists at most: the newest. */
+export const CONFLICTS_PER_ENTRY = 20;
+
 export function createLoaders(db: Db) {
   return {
     entry: new DataLoader<string, EntryRow | null>(async (ids) => {
       const rows = new Map((await entriesByIds(db, ids)).map((e) => [e.id, e]));
       return ids.map((id) => rows.get(id) ?? null);
+    }),
+    /** Where each entry's classification came from (see memory/llm/records.ts). */
+    classification: new DataLoader<EntryRow, Classification, string>((entries) => classificationsOf(db, entries), {
+      cacheKeyFn: (e) => e.id,
+    }),
+    /** Each entry's newest findings of the LLM binding. */
+    conflicts: new DataLoader<string, Conflict[]>(async (ids) => {
+      const map = await conflictsOf(db, ids, CONFLICTS_PER_ENTRY);
+      return ids.map((id) => map.get(id) ?? []);
+    }),
+    /** Of recall's hits, those a newer entry contradicts or updates, with the newer ones. */
+    contradictedBy: new DataLoader<string, string[]>(async (ids) => {
+      const map = await contradictedAmong(db, ids);
+      return ids.map((id) => map.get(id) ?? []);
     }),
     tags: new DataLoader<string, string[]>(async (ids) => {
       const map = await tagsByEntryIds(db, ids);

@@ -14,6 +14,7 @@ import './types/recall.ts';
 import './types/events.ts';
 import './types/maintenance.ts';
 import './types/entry-page.ts';
+import './types/llm.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -7,6 +7,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
 import { createLoaders } from '../graphql/loaders.ts';
 import type { Semantic } from '../memory/embeddings/semantic.ts';
+import type { LlmBinding, LlmWorkspaceAccess } from '../memory/llm/binding.ts';
 import type { Access } from '../workspaces/access.ts';
 import { Authenticator, type Credentials } from '../workspaces/auth.ts';
 import type { ControlStore } from '../workspaces/control.ts';
@@ -124,6 +125,8 @@ export interface ContextDeps {
   config: Pick<Config, 'rateLimit'>;
   /** The embedding binding, or null while off. */
   semantic: () => Semantic | null;
+  /** The LLM binding, or null while off. */
+  llm?: () => LlmBinding | null;
 }
 
 /** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
@@ -140,6 +143,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
       workspace,
       loaders: createLoaders(workspace.db),
       semantic: deps.semantic()?.workspace(workspace) ?? null,
+      llm: llmOf(deps.llm?.() ?? null, workspace),
       bus: deps.bus,
       realtime: deps.realtime,
       now: deps.clock,
@@ -148,4 +152,9 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
         store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
     };
   };
+}
+
+/** The LLM binding with the workspace's queue, which resumes what it left on the workspace's first request. */
+function llmOf(binding: LlmBinding | null, workspace: LlmWorkspaceAccess): Context['llm'] {
+  return binding ? { binding, workspace: binding.workspace(workspace) } : null;
 }

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
 import type { RedisStatus } from '../events/redis.ts';
 import type { EmbedderStatus } from '../memory/embeddings/unavailable.ts';
+import type { LlmStatus } from '../memory/llm/binding.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
@@ -41,6 +42,8 @@ export interface HttpDeps {
   redis?: () => RedisStatus | null;
   /** The embedder's state for /health; null with SPHERE_EMBEDDINGS off. */
   embeddings?: () => EmbedderStatus | null;
+  /** The LLM binding's state for /health; null with SPHERE_LLM off. */
+  llm?: () => LlmStatus | null;
 }
 
 export interface HttpHandler {
@@ -66,6 +69,7 @@ async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> 
   // So is an embedder not reached yet: recall runs on keywords, captures are stored.
   const redis = deps.redis?.() ?? null;
   const embeddings = deps.embeddings?.() ?? null;
+  const llm = deps.llm?.() ?? null;
   const reasons: string[] = [];
   if (redis?.state === 'down') {
     reasons.push(
@@ -77,10 +81,17 @@ async function answerHealth(deps: HttpDeps, res: ServerResponse): Promise<void> 
       `embeddings unavailable (${embeddings.reason}, ${embeddings.attempts} attempts): recall is by keyword only; vectors are filled in once the embedder answers`,
     );
   }
+  // The LLM binding is never on a request's path: its endpoint down only delays its queue.
+  if (llm?.state === 'degraded') {
+    reasons.push(
+      `LLM endpoint failing (${llm.reason}, ${llm.failures} failures): captures are stored; classification and contradiction checks wait for it`,
+    );
+  }
   const status = failed ? 'unavailable' : reasons.length > 0 ? 'degraded' : 'ok';
   const body: Record<string, unknown> = { status, workspaces: open.open, failed };
   if (redis) body.redis = redis;
   if (embeddings) body.embeddings = embeddings;
+  if (llm) body.llm = llm;
   if (reasons.length > 0) body.reasons = reasons;
   res.writeHead(failed ? 503 : 200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));

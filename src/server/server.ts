@@ -5,6 +5,7 @@ import type { QueryListener } from '../db/client.ts';
 import { EventBus } from '../events/bus.ts';
 import { createRedisTarget, type RedisStatus } from '../events/redis.ts';
 import type { Semantic } from '../memory/embeddings/semantic.ts';
+import type { LlmBinding } from '../memory/llm/binding.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
 import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
@@ -12,6 +13,7 @@ import { Cap } from './caps.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
 import { answerClientError, createHttpHandler } from './http.ts';
 import { impactUpkeep } from './impact-upkeep.ts';
+import { startLlm } from './llm.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
@@ -33,6 +35,8 @@ export interface MiniSphereServer {
   readonly http: Server;
   /** The embedding binding once started; null while off (SPHERE_EMBEDDINGS). */
   semantic(): Semantic | null;
+  /** The LLM binding once started; null while off (SPHERE_LLM). */
+  llm(): LlmBinding | null;
   /** The control database (tokens, audit log), opened on first use. */
   control(): Promise<ControlStore>;
   /** Redis's state (null without REDIS_URL); `settled` waits up to `ms` for the first connection to succeed or fail. */
@@ -82,17 +86,23 @@ function lazyControl(config: Config, clock: () => number): (() => Promise<Contro
   });
 }
 
-/** Where committed events go: subscribers, and the embedding queue once it runs. */
+/** Where committed events go: subscribers, and the embedding and LLM queues once they run. */
 function eventSink(bus: EventBus) {
   let semantic: Semantic | null = null;
+  let llm: LlmBinding | null = null;
   return {
     semantic: () => semantic,
+    llm: () => llm,
     set: (s: Semantic | null) => {
       semantic = s;
+    },
+    setLlm: (l: LlmBinding | null) => {
+      llm = l;
     },
     onCommit: (events: Parameters<EventBus['publish']>[0]) => {
       bus.publish(events);
       semantic?.onCommitted(events);
+      llm?.onCommitted(events);
     },
   };
 }
@@ -146,7 +156,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
-  const contextDeps = { gate, registry, control, bus, realtime, clock, config, semantic: sink.semantic };
+  const contextDeps = { gate, registry, control, bus, realtime, clock, config, semantic: sink.semantic, llm: sink.llm };
   const createContext = createContextFactory(contextDeps);
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
   const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
@@ -169,6 +179,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     address,
     redis: () => redis?.status() ?? null,
     embeddings: () => sink.semantic()?.status() ?? null,
+    llm: () => sink.llm()?.status() ?? null,
   });
   const http = createServer(handler.listener);
   http.on('clientError', answerClientError);
@@ -187,9 +198,11 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     redis,
     logger,
     semantic: sink.semantic,
+    llm: sink.llm,
     start: async () => {
       await refuseOpenModeOffLoopback(config, gate);
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
+      if (!sink.llm()) sink.setLlm(startLlm(config, logger, sink.semantic));
       upkeep.start();
       return listen(http, config);
     },
@@ -202,7 +215,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
         http.closeIdleConnections();
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
         while (handler.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-        await Promise.all([sink.semantic()?.close(), upkeep.stop()]);
+        await Promise.all([sink.semantic()?.close(), sink.llm()?.close(), upkeep.stop()]);
         await registry.close();
         http.closeAllConnections();
         await closed;

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
-import type { CaptureOutcome } from '../../contract/enums.ts';
+import { type CaptureOutcome, CLASSIFICATION_FIELDS, type ClassificationField } from '../../contract/enums.ts';
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
 import { revisionNodeId } from '../../contract/node-ids.ts';
 import { READ_DEFAULTS, SEMANTIC_CAPTURE } from '../../contract/policy.ts';
@@ -8,12 +8,14 @@ import { readFreshness } from '../../memory/bookkeeping.ts';
 import { type CaptureInput, captureWrite, checkCaptureInput } from '../../memory/capture.ts';
 import { semanticCaptureWrite } from '../../memory/capture-semantic.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
+import { queuedForModel } from '../../memory/llm/records.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runWrite } from '../guards.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
+  ClassificationFieldEnum,
   DirectionEnum,
   EdgeTypeEnum,
   EntryKindEnum,
@@ -58,6 +60,9 @@ export const ENTRY_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof EntryR
   updatedAt: ['updatedAt'],
   // readFreshness's Pick of the row.
   freshness: ['id', 'status', 'volatility', 'updatedAt'],
+  // classificationsOf reads the id and, for entries the model was never asked about, the volatility source.
+  classification: ['id', 'volatilitySource'],
+  conflicts: ['id'],
   tags: ['id'],
   revisions: ['id'],
   connections: ['id'],
@@ -236,14 +241,29 @@ const CaptureInputRef = builder.inputType('CaptureInput', {
     evidenceRef: t.string({ description: 'A pointer to the evidence.' }),
     observedAt: t.field({ type: 'DateTime', description: 'When it happened in the world.' }),
     replaces: t.id({ description: 'An entry this one replaces: it becomes SUPERSEDED with a SUPERSEDES edge to it.' }),
+    classify: t.field({
+      type: [ClassificationFieldEnum],
+      description:
+        'Fields the LLM binding (SPHERE_LLM) proposes after the capture is stored: until it answers they hold the values given here or their defaults. An omitted volatility is always proposed while the binding is on. Ignored while it is off.',
+    }),
   }),
 });
 
-type CaptureArg = Omit<CaptureInput, 'replaces'> & { replaces?: string | number | null };
+type CaptureArg = Omit<CaptureInput, 'replaces'> & {
+  replaces?: string | number | null;
+  classify?: readonly ClassificationField[] | null;
+};
 
 /** The capture as the domain takes it: ids are strings there. */
-function captureOf(input: CaptureArg): CaptureInput {
+function captureOf({ classify: _, ...input }: CaptureArg): CaptureInput {
   return { ...input, replaces: input.replaces == null ? null : String(input.replaces) };
+}
+
+/** The fields the LLM binding is asked for: those named, and volatility whenever it was left out. */
+function fieldsToClassify(input: CaptureArg): ClassificationField[] {
+  const asked = new Set(input.classify ?? []);
+  if (input.volatility == null) asked.add('VOLATILITY');
+  return CLASSIFICATION_FIELDS.filter((f) => asked.has(f));
 }
 
 builder.queryType({ description: 'Reads of the caller’s workspace.' });
@@ -310,7 +330,9 @@ builder.mutationFields((t) => ({
       // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
       const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
       const capture = captureOf(input);
-      return runWrite(ctx, plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture));
+      const write = plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture);
+      // With the LLM binding on, the capture queues its entry for the model in its own transaction.
+      return runWrite(ctx, ctx.llm ? queuedForModel(write, fieldsToClassify(input)) : write);
     },
   }),
 }));

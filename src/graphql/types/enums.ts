@@ -2,7 +2,13 @@ import {
   CAPTURE_OUTCOMES,
   type CaptureOutcome,
   CLAIM_TAGS,
+  CLASSIFICATION_FIELDS,
+  CLASSIFICATION_SOURCES,
   type ClaimTag,
+  type ClassificationField,
+  type ClassificationSource,
+  CONFLICT_RELATIONS,
+  type ConflictRelation,
   DIRECTIONS,
   type Direction,
   EDGE_TYPES,
@@ -112,7 +118,38 @@ const EVENT_TYPE_DESCRIPTIONS: Record<MemoryEventType, string> = {
   LINKED: 'An edge was made or strengthened.',
   UNLINKED: 'An edge was removed.',
   STALENESS_PASS: 'A staleness pass ran.',
+  CLASSIFIED: 'The LLM binding proposed the classification fields a capture asked for (data: model, fields).',
+  CONTRADICTION:
+    'The LLM binding found that a new entry updates or contradicts an older one (data: other, relation, reason).',
 };
+const CLASSIFICATION_FIELD_DESCRIPTIONS: Record<ClassificationField, string> = {
+  KIND: 'The entry’s kind.',
+  VOLATILITY: 'The entry’s volatility.',
+  IMPORTANCE: 'The entry’s importance.',
+};
+const CLASSIFICATION_SOURCE_DESCRIPTIONS: Record<ClassificationSource, string> = {
+  CALLER: 'Given by the writer (the contract’s default when the writer left it out and did not ask the model).',
+  DEFAULT: 'The contract’s default: the writer left it to the LLM binding, which has not answered (yet).',
+  MODEL: 'Proposed by the LLM binding’s model.',
+  HEURISTIC: 'Re-classified by a staleness pass.',
+};
+const CONFLICT_RELATION_DESCRIPTIONS: Record<ConflictRelation, string> = {
+  CONTRADICTS: 'Both cannot be true, and the newer entry does not say it replaces the older one.',
+  UPDATES: 'The newer entry replaces the older one: the older is out of date.',
+};
+
+export const ClassificationFieldEnum = builder.enumType('ClassificationField', {
+  description: 'A field of an entry’s classification.',
+  values: values(CLASSIFICATION_FIELDS, CLASSIFICATION_FIELD_DESCRIPTIONS),
+});
+export const ClassificationSourceEnum = builder.enumType('ClassificationSource', {
+  description: 'Where a field of an entry’s classification came from.',
+  values: values(CLASSIFICATION_SOURCES, CLASSIFICATION_SOURCE_DESCRIPTIONS),
+});
+export const ConflictRelationEnum = builder.enumType('ConflictRelation', {
+  description: 'What the LLM binding found between a newer entry and an older one.',
+  values: values(CONFLICT_RELATIONS, CONFLICT_RELATION_DESCRIPTIONS),
+});
 
 export const EntryKindEnum = builder.enumType('EntryKind', {
   description: 'What kind of memory an entry is; the writer classifies it.',

@@ -49,7 +49,7 @@ const ScoreExplainRef = builder.objectRef<Explain>('ScoreExplain').implement({
   }),
 });
 
-const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
+export const RecallHitRef = builder.objectRef<RecallHitResult>('RecallHit').implement({
   description: `One recalled entry, with why and how it was found. ${VALUE}`,
   fields: (t) => ({
     entry: t.field({ type: EntryRef, description: 'The entry.', resolve: (h) => h.entry }),

@@ -94,7 +94,7 @@ const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').imple
   }),
 });
 
-const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
+export const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
   description: 'Counts over the whole workspace: one per workspace, so `workspace` is its cache key.',
   fields: (t) => ({
     workspace: t.id({
