@@ -261,6 +261,8 @@ describe('graphView reads only the columns its selection needs', () => {
     connections: 'connections { cursor direction edge { src dst type weight } }',
     source: 'source { id content }',
     target: 'target { id content }',
+    classification: 'classification { kind volatility importance model at }',
+    conflicts: 'conflicts { entry { id } newer relation reason confidence model at }',
   };
   const select = (f: { name: string; leaf: boolean }) => {
     if (f.leaf) return f.name;

@@ -102,6 +102,8 @@ describe('schema.graphql', () => {
       'LINKED',
       'UNLINKED',
       'STALENESS_PASS',
+      'CLASSIFIED',
+      'CONTRADICTION',
     ]);
   });
 });
