@@ -89,7 +89,7 @@ export interface SphereClient {
   recall(args: RecallQueryVariables): Promise<RecallQuery['recall']>;
   graphView(args: GraphViewQueryVariables): Promise<NonNullable<GraphViewQuery['graphView']>>;
   /** Every page of the listing in turn, following `pageInfo.endCursor` until there is no next page. */
-  entries(args?: Omit<EntriesQueryVariables, 'after'>): AsyncIterableIterator<EntriesPage>;
+  entries(args?: Omit<EntriesQueryVariables, 'after' | 'before' | 'last'>): AsyncIterableIterator<EntriesPage>;
   /**
    * Events of the workspace, each once and in seq order: a dropped socket is re-opened with
    * backoff and the subscription resumes after the last seq the handler saw. Returns an unsubscribe.
