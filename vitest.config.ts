@@ -29,6 +29,8 @@ export default defineConfig({
       // The client package exports its build (client/dist); tests import its sources, so they never
       // run a stale build. test/integration/client-package.test.ts packs and runs the build itself.
       { find: /^mini-sphere-client$/, replacement: client('src/index.ts') },
+      { find: /^mini-sphere-client\/caches$/, replacement: client('src/caches.ts') },
+      { find: /^mini-sphere-client\/caches\/(apollo|urql)$/, replacement: client('src/caches/$1.ts') },
       {
         find: /^mini-sphere-client\/persisted-documents\.json$/,
         replacement: client('src/generated/persisted-documents.json'),

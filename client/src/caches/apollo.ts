@@ -43,6 +43,8 @@ export const apolloTypePolicies: TypePolicies = {
       entries: relayStylePagination([...entriesFilterArgs]),
     },
   },
+  // Each event replaces the last one under the same arguments (two subscriptions may share them).
+  Subscription: { fields: replaceFields(['events']) },
 };
 
 /** Everything `new InMemoryCache(...)` needs: `new InMemoryCache(apolloCacheOptions)`. */
