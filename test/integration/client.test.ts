@@ -56,9 +56,13 @@ describe('createSphereClient requests', () => {
     expect(view.edges).toHaveLength(1);
 
     expect((await sphere.append({ id: b.entry.id, addition: 'and autoscale' })).entry.content).toContain('autoscale');
-    expect((await sphere.unlink({ src: a.entry.id, dst: b.entry.id, type: 'RELATES_TO' })).removedEdgeId).toBe(
-      link.edge.id,
-    );
+    const unlinked = await sphere.unlink({ src: a.entry.id, dst: b.entry.id, type: 'RELATES_TO' });
+    // What Unlink.graphql selects, typed: the removed edge and both ends, which the cache updaters read.
+    expect(unlinked).toEqual({
+      removedEdgeId: link.edge.id,
+      source: { id: a.entry.id },
+      target: { id: b.entry.id },
+    });
     expect((await sphere.forget(b.entry.id)).forgotten).toBe(true);
     expect(await sphere.entry(b.entry.id)).toBeNull();
   });
