@@ -17,6 +17,7 @@ const SLOW_TESTS = [
   'test/integration/hostile-tenant.test.ts',
   'test/integration/fanout.test.ts',
   'test/integration/deployment.test.ts',
+  'test/integration/client-reconnect.test.ts',
 ];
 
 export default defineConfig({
@@ -29,6 +30,8 @@ export default defineConfig({
       // The client package exports its build (client/dist); tests import its sources, so they never
       // run a stale build. test/integration/client-package.test.ts packs and runs the build itself.
       { find: /^mini-sphere-client$/, replacement: client('src/index.ts') },
+      { find: /^mini-sphere-client\/caches$/, replacement: client('src/caches.ts') },
+      { find: /^mini-sphere-client\/caches\/(apollo|urql)$/, replacement: client('src/caches/$1.ts') },
       {
         find: /^mini-sphere-client\/persisted-documents\.json$/,
         replacement: client('src/generated/persisted-documents.json'),

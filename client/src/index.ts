@@ -44,7 +44,11 @@ export interface SphereClientOptions {
   workspace?: string;
   /** A WebSocket constructor where there is no global one (e.g. `ws` on Node 20). */
   webSocketImpl?: unknown;
-  /** How many times a dropped subscription socket is re-opened before the error reaches the handler. */
+  /**
+   * How many times in a row a dropped subscription socket may be re-opened before the subscriptions give up;
+   * unlimited by default (waits grow to 10 s and stay there). When a set budget runs out, each subscription's
+   * `onError` gets a `SphereReconnectError` and the subscription ends.
+   */
   retryAttempts?: number;
   /**
    * Send only `extensions.persistedQuery.sha256Hash` instead of the document text: what a server
@@ -68,6 +72,20 @@ export class SphereError extends Error {
   }
 }
 
+/**
+ * A subscription's end when the caller's `retryAttempts` ran out with the server still unreachable; `cause` is
+ * the last close event or error. Without a budget the client keeps trying and this never happens.
+ */
+export class SphereReconnectError extends Error {
+  readonly code = 'RECONNECT_BUDGET_EXHAUSTED';
+  readonly attempts: number;
+  constructor(attempts: number, cause: unknown) {
+    super(`gave up reconnecting after ${attempts} attempts`, { cause });
+    this.name = 'SphereReconnectError';
+    this.attempts = attempts;
+  }
+}
+
 export type SphereEvent = EventsSubscription['events'];
 export type EntriesPage = EntriesQuery['entries'];
 
@@ -75,7 +93,10 @@ export interface SubscribeOptions {
   /** Replay the committed events after this seq first; without it, events from now on. */
   sinceSeq?: number;
   types?: MemoryEventType[];
-  /** Called once when the subscription ends for good (retries exhausted or a GraphQL error). */
+  /**
+   * Called once when the subscription ends for good: a GraphQL error (a `SphereError`), the server refusing the
+   * socket's credentials (close code 4403), or a set `retryAttempts` budget running out (a `SphereReconnectError`).
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -89,7 +110,7 @@ export interface SphereClient {
   recall(args: RecallQueryVariables): Promise<RecallQuery['recall']>;
   graphView(args: GraphViewQueryVariables): Promise<NonNullable<GraphViewQuery['graphView']>>;
   /** Every page of the listing in turn, following `pageInfo.endCursor` until there is no next page. */
-  entries(args?: Omit<EntriesQueryVariables, 'after'>): AsyncIterableIterator<EntriesPage>;
+  entries(args?: Omit<EntriesQueryVariables, 'after' | 'before' | 'last'>): AsyncIterableIterator<EntriesPage>;
   /**
    * Events of the workspace, each once and in seq order: a dropped socket is re-opened with
    * backoff and the subscription resumes after the last seq the handler saw. Returns an unsubscribe.
@@ -167,8 +188,18 @@ async function backoff(retries: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * (base / 2)));
 }
 
-function createSocket(opts: SphereClientOptions): WsClient {
-  return createWsClient({
+/** Close codes that say the server will not take this socket as it is; trying again would only repeat them. */
+const REFUSED = new Set([4400, 4401, 4403]);
+
+interface Socket {
+  client: WsClient;
+  /** Failed attempts since the last successful connection. */
+  failures(): number;
+}
+
+function createSocket(opts: SphereClientOptions): Socket {
+  let failures = 0;
+  const client = createWsClient({
     url: opts.url.replace(/^http/, 'ws'),
     webSocketImpl: opts.webSocketImpl,
     lazy: true,
@@ -176,22 +207,33 @@ function createSocket(opts: SphereClientOptions): WsClient {
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
       ...(opts.workspace ? { workspace: opts.workspace } : {}),
     }),
-    retryAttempts: opts.retryAttempts ?? 10,
+    retryAttempts: opts.retryAttempts ?? Number.POSITIVE_INFINITY,
     retryWait: backoff,
     // A server restarting closes with 1001 or refuses the connection; both are worth another try. A thrown
     // Error is a fault on this side that a retry would only repeat (graphql-ws retries it without waiting).
-    shouldRetry: (errOrCloseEvent) => !(errOrCloseEvent instanceof Error),
+    shouldRetry: (errOrCloseEvent) =>
+      !(errOrCloseEvent instanceof Error) && !REFUSED.has((errOrCloseEvent as { code?: number })?.code ?? 0),
+    on: {
+      connecting: (isRetry) => {
+        if (isRetry) failures += 1;
+      },
+      connected: () => {
+        failures = 0;
+      },
+    },
   });
+  return { client, failures: () => failures };
 }
 
 type Request = ReturnType<typeof createRequester>;
 
 function subscribeEvents(
-  socket: () => WsClient,
+  socket: () => Socket,
   request: Request,
   persisted: boolean,
   handler: (event: SphereEvent) => void,
   opts: SubscribeOptions,
+  retryAttempts: number | undefined,
 ): () => void {
   let stopped = false;
   let unsubscribe: (() => void) | null = null;
@@ -203,7 +245,8 @@ function subscribeEvents(
     variables.sinceSeq = since;
     // graphql-ws refuses to send a payload without a string query; the server takes an empty one as absent.
     const payload = { query: '', ...paramsFor(EventsDocument, variables, persisted) };
-    unsubscribe = socket().subscribe<EventsSubscription>(payload, {
+    const ws = socket();
+    unsubscribe = ws.client.subscribe<EventsSubscription>(payload, {
       next: (result) => {
         if (result.errors?.length) {
           const e = result.errors[0]!;
@@ -216,7 +259,16 @@ function subscribeEvents(
         variables.sinceSeq = event.seq;
         handler(event);
       },
-      error: (error) => opts.onError?.(error),
+      error: (error) => {
+        const budget = retryAttempts;
+        const code = (error as { code?: unknown } | null)?.code;
+        const spent =
+          budget !== undefined &&
+          !(error instanceof Error) &&
+          !(typeof code === 'number' && REFUSED.has(code)) &&
+          ws.failures() >= budget;
+        opts.onError?.(spent ? new SphereReconnectError(budget, error) : error);
+      },
       complete: () => {},
     });
   };
@@ -237,7 +289,7 @@ function subscribeEvents(
 /** A typed client of one Mini-Sphere server and workspace. */
 export function createSphereClient(opts: SphereClientOptions): SphereClient {
   const request = createRequester(opts);
-  let ws: WsClient | null = null;
+  let ws: Socket | null = null;
   const socket = () => {
     ws ??= createSocket(opts);
     return ws;
@@ -260,13 +312,14 @@ export function createSphereClient(opts: SphereClientOptions): SphereClient {
         after = page.pageInfo.endCursor;
       }
     },
-    subscribe: (handler, subOpts = {}) => subscribeEvents(socket, request, opts.persisted ?? false, handler, subOpts),
+    subscribe: (handler, subOpts = {}) =>
+      subscribeEvents(socket, request, opts.persisted ?? false, handler, subOpts, opts.retryAttempts),
     close: async () => {
       const closing = ws;
       ws = null;
       // graphql-ws rejects dispose() with the last connect error when the server is down at that moment;
       // closing is still done then, and must not throw.
-      await Promise.resolve(closing?.dispose()).catch(() => {});
+      await Promise.resolve(closing?.client.dispose()).catch(() => {});
     },
   };
 }

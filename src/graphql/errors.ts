@@ -79,7 +79,9 @@ const withCode = (e: GraphQLError, code: string, status = 400) =>
         nodes: e.nodes,
         source: e.source,
         positions: e.positions,
-        extensions: { ...e.extensions, code, http: { status } },
+        // `spec`: a 4xx for application/graphql-response+json only; application/json clients get 200, as the
+        // GraphQL-over-HTTP spec asks for every well-formed request (Yoga's own parse errors do the same).
+        extensions: { ...e.extensions, code, http: { spec: true, status } },
       });
 
 /**

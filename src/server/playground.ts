@@ -131,7 +131,14 @@ function miniSphereFetcher(endpoint) {
     try {
       for await (var result of iterator) yield result;
     } catch (error) {
-      yield { errors: [{ message: closed(error) }] };
+      // A refused subscription ends with the server's GraphQL errors (an array): shown as sent, code and all.
+      if (Array.isArray(error)) {
+        yield {
+          errors: error.map(function (e) {
+            return { message: (e && e.message) || String(e), extensions: e && e.extensions };
+          }),
+        };
+      } else yield { errors: [{ message: closed(error) }] };
     }
   }
   return function (params, opts) {

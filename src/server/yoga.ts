@@ -34,6 +34,16 @@ export interface YogaDeps {
   metrics: Metrics;
 }
 
+/**
+ * A refusal before execution (a bad x-workspace header, say) is a request error: 400 for
+ * application/graphql-response+json, 200 for application/json (GraphQL over HTTP). Codes that carry their own
+ * status (401, 403, 429, 503) keep it.
+ */
+function requestError(error: GraphQLError): GraphQLError {
+  if ((error.extensions.http as { status?: number } | undefined)?.status) return error;
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { spec: true, status: 400 } } });
+}
+
 /** The GraphQL handler every transport runs operations through: schema, context, limits, masking, CORS. */
 export function createGraphQLHandler(deps: YogaDeps): Yoga {
   const { config, gate, logger } = deps;
@@ -44,7 +54,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       try {
         return await deps.createContext(initial as InitialContext);
       } catch (error) {
-        throw error instanceof DomainError ? toGraphQLError(error) : error;
+        throw error instanceof DomainError ? requestError(toGraphQLError(error)) : error;
       }
     },
     maskedErrors: {

@@ -117,6 +117,19 @@ describe.skipIf(!enabled)('GraphiQL (chromium)', () => {
     await page.close();
   });
 
+  it('shows the message and code of a subscription the server refuses', async () => {
+    const page = await openGraphiQL(open, 'subscription { events(sinceSeq: 0) { seq } }', {
+      'x-workspace': 'Bad Workspace!',
+    });
+    await page.locator('.graphiql-execute-button').click();
+    await until('the refusal in the result pane', async () => (await resultText(page)).includes('BAD_USER_INPUT'));
+    const shown = await resultText(page);
+    expect(shown).toContain('invalid workspace id');
+    expect(shown).not.toContain('[object Object]');
+    expect(faults(browser, page)).toEqual([]);
+    await page.close();
+  });
+
   it('starts with a Mini-Sphere example for the mode, not the stock welcome text', async () => {
     for (const [srv, hint, allowed] of [
       [open, '{"x-workspace": "default"}', undefined],

@@ -42,6 +42,75 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** An Apollo-only app: nothing of urql is installed. */
+const APOLLO_APP = `
+import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
+import type { UnlinkMutation } from 'mini-sphere-client';
+import { apolloCacheOptions, updateAfterMutation } from 'mini-sphere-client/caches/apollo';
+
+const cache = new InMemoryCache(apolloCacheOptions);
+export const client = new ApolloClient({ cache, link: new HttpLink({ uri: 'http://127.0.0.1:4000/graphql' }) });
+export const afterUnlink = (data: UnlinkMutation): void => updateAfterMutation(cache, data);
+export const unlinked = (data: UnlinkMutation): string | null | undefined => data.unlink?.source.id;
+`;
+
+/** A urql-only app: nothing of Apollo is installed. */
+const URQL_APP = `
+import { Client, fetchExchange } from '@urql/core';
+import { cacheExchange } from '@urql/exchange-graphcache';
+import type { EntriesQuery } from 'mini-sphere-client';
+import { urqlCacheOptions } from 'mini-sphere-client/caches/urql';
+
+export const client = new Client({
+  url: 'http://127.0.0.1:4000/graphql',
+  exchanges: [cacheExchange(urqlCacheOptions), fetchExchange],
+});
+export const first = (page: EntriesQuery): string | undefined => page.entries.edges[0]?.node.id;
+`;
+
+/**
+ * What a strict consumer project checks: every declaration file, the package's included. Apollo's own dependency
+ * @wry/caches ships declarations NodeNext refuses (extensionless relative imports), so an Apollo app with
+ * skipLibCheck off is a bundler app; the urql one is checked under NodeNext, the stricter of the two.
+ */
+const strictTsconfig = (resolution: 'Bundler' | 'NodeNext') => ({
+  compilerOptions: {
+    target: 'ES2022',
+    lib: ['ES2023', 'DOM'],
+    module: resolution === 'Bundler' ? 'ESNext' : 'NodeNext',
+    moduleResolution: resolution,
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: [],
+  },
+  files: ['app.ts'],
+});
+
+/** Installs the packed package and `deps` (this repository's copies, not downloads) into a new project. */
+async function installInto(project: string, tarball: string, deps: string[]): Promise<string> {
+  const installed = join(project, 'node_modules/mini-sphere-client');
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', tarball, '--strip-components=1', '-C', installed]);
+  for (const dep of deps) {
+    const at = join(project, 'node_modules', dep);
+    await mkdir(dirname(at), { recursive: true });
+    await symlink(join(ROOT, 'node_modules', dep), at, 'dir');
+  }
+  await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  return installed;
+}
+
+/** Type-checks a project with the repository's TypeScript; resolves its diagnostics ('' when clean). */
+async function typeCheck(project: string): Promise<string> {
+  try {
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project });
+    return '';
+  } catch (err) {
+    return String((err as { stdout?: string }).stdout ?? err);
+  }
+}
+
 describe('the client package as an agent installs it', () => {
   it('resolves by its package name inside this repository (its sources)', async () => {
     const client = await import('mini-sphere-client');
@@ -53,11 +122,19 @@ describe('the client package as an agent installs it', () => {
   describe('packed with npm pack and installed into another project', () => {
     let t: TestServer;
     let dir: string;
+    let info: { filename: string; files: { path: string }[] };
+    let tarball: string;
     beforeAll(async () => {
       [t, dir] = await Promise.all([
         startTestServer({ config: { trustedDocuments: join(CLIENT, 'src/generated/persisted-documents.json') } }),
         mkdtemp(join(tmpdir(), 'mini-sphere-client-pack-')),
       ]);
+      await run(process.execPath, [join(ROOT, 'scripts/build-client.mjs')], { cwd: ROOT });
+      const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+        cwd: CLIENT,
+      });
+      info = (JSON.parse(packed.stdout) as (typeof info)[])[0]!;
+      tarball = join(dir, info.filename);
     });
     afterAll(async () => {
       await t?.stop();
@@ -65,16 +142,15 @@ describe('the client package as an agent installs it', () => {
     });
 
     it('holds only its build and manifest, and captures and recalls from plain Node by name', async () => {
-      await run(process.execPath, [join(ROOT, 'scripts/build-client.mjs')], { cwd: ROOT });
-      const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-        cwd: CLIENT,
-      });
-      const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
-      const files = info!.files.map((f) => f.path).sort();
+      const files = info.files.map((f) => f.path).sort();
       expect(files).toContain('dist/index.js');
       expect(files).toContain('dist/index.d.ts');
       expect(files).toContain('dist/caches.js');
       expect(files).toContain('dist/caches.d.ts');
+      for (const entry of ['apollo', 'urql']) {
+        expect(files).toContain(`dist/caches/${entry}.js`);
+        expect(files).toContain(`dist/caches/${entry}.d.ts`);
+      }
       expect(files.filter((f) => !f.startsWith('dist/'))).toEqual([
         'package.json',
         'src/generated/persisted-documents.json',
@@ -82,17 +158,9 @@ describe('the client package as an agent installs it', () => {
 
       // Installed as npm would, next to its dependencies (this repository's copies, not downloads).
       const project = join(dir, 'project');
-      const installed = join(project, 'node_modules/mini-sphere-client');
-      await mkdir(installed, { recursive: true });
-      await run('tar', ['-xzf', join(dir, info!.filename), '--strip-components=1', '-C', installed]);
-      const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<string, object>;
+      const pkg = JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')) as Record<string, object>;
       const deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), 'ws'];
-      for (const dep of deps) {
-        const at = join(project, 'node_modules', dep);
-        await mkdir(dirname(at), { recursive: true });
-        await symlink(join(ROOT, 'node_modules', dep), at, 'dir');
-      }
-      await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+      await installInto(project, tarball, deps);
       await writeFile(join(project, 'agent.mjs'), AGENT_SCRIPT);
 
       const { stdout } = await run(process.execPath, ['agent.mjs', t.url], { cwd: project });
@@ -114,5 +182,26 @@ describe('the client package as an agent installs it', () => {
       expect(caches.urqlMutations).toBeGreaterThan(0);
       expect(caches.evict).toBe('function');
     }, 120_000);
+
+    it.each([
+      ['Apollo', APOLLO_APP, ['@apollo/client'], 'caches/apollo', 'Bundler'],
+      ['urql', URQL_APP, ['@urql/core', '@urql/exchange-graphcache'], 'caches/urql', 'NodeNext'],
+    ] as const)(
+      'type-checks and loads in a %s-only project with skipLibCheck off',
+      async (name, app, libraries, entry, resolution) => {
+        const project = join(dir, `${name}-only`);
+        const deps = ['graphql', 'graphql-ws', '@graphql-typed-document-node/core', ...libraries];
+        await installInto(project, tarball, deps);
+        await writeFile(join(project, 'tsconfig.json'), JSON.stringify(strictTsconfig(resolution)));
+        await writeFile(join(project, 'app.ts'), app);
+        expect(await typeCheck(project)).toBe('');
+        // And at run time the entry point loads without the other library installed.
+        const script = `const m = await import('mini-sphere-client/${entry}'); console.log(Object.keys(m).length);`;
+        await writeFile(join(project, 'load.mjs'), script);
+        const { stdout } = await run(process.execPath, ['load.mjs'], { cwd: project });
+        expect(Number(stdout)).toBeGreaterThan(3);
+      },
+      120_000,
+    );
   });
 });

@@ -2,7 +2,13 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createSphereClient, type SphereClient, SphereError, type SphereEvent } from '../../client/src/index.ts';
+import {
+  createSphereClient,
+  type SphereClient,
+  SphereError,
+  type SphereEvent,
+  SphereReconnectError,
+} from '../../client/src/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type MiniSphereServer } from '../../src/server/server.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -50,9 +56,13 @@ describe('createSphereClient requests', () => {
     expect(view.edges).toHaveLength(1);
 
     expect((await sphere.append({ id: b.entry.id, addition: 'and autoscale' })).entry.content).toContain('autoscale');
-    expect((await sphere.unlink({ src: a.entry.id, dst: b.entry.id, type: 'RELATES_TO' })).removedEdgeId).toBe(
-      link.edge.id,
-    );
+    const unlinked = await sphere.unlink({ src: a.entry.id, dst: b.entry.id, type: 'RELATES_TO' });
+    // What Unlink.graphql selects, typed: the removed edge and both ends, which the cache updaters read.
+    expect(unlinked).toEqual({
+      removedEdgeId: link.edge.id,
+      source: { id: a.entry.id },
+      target: { id: b.entry.id },
+    });
     expect((await sphere.forget(b.entry.id)).forgotten).toBe(true);
     expect(await sphere.entry(b.entry.id)).toBeNull();
   });
@@ -135,6 +145,30 @@ describe('createSphereClient subscriptions', () => {
     expect(log.data.eventLog).toHaveLength(15);
     expect(seqs).toEqual(log.data.eventLog.map((e) => e.seq));
   }, 60_000);
+
+  it('ends each subscription with a SphereReconnectError when a set retry budget runs out', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => rm(t.dataDir, { recursive: true, force: true }));
+    const sphere = createSphereClient({
+      url: t.url,
+      workspace: freshWorkspace('budget'),
+      webSocketImpl: WebSocket,
+      retryAttempts: 2,
+    });
+    cleanups.push(() => sphere.close());
+    const seen: SphereEvent[] = [];
+    const errors: unknown[] = [];
+    sphere.subscribe((e) => seen.push(e), { sinceSeq: 0, onError: (e) => errors.push(e) });
+    sphere.subscribe(() => {}, { sinceSeq: 0, types: ['LINKED'], onError: (e) => errors.push(e) });
+    await sphere.capture({ content: 'one event before the server goes away' });
+    await until(() => seen.length === 1);
+    await t.server.stop();
+    await until(() => errors.length === 2);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(SphereReconnectError);
+      expect(error).toMatchObject({ code: 'RECONNECT_BUDGET_EXHAUSTED', attempts: 2 });
+    }
+  });
 
   it('runs the generated persisted documents on a server that trusts only them', async () => {
     const t = await server({ config: { trustedDocuments: MANIFEST } });

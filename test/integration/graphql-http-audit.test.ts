@@ -63,4 +63,60 @@ describe('GraphQL over HTTP (graphql-http server audits)', () => {
     expect(gets.length).toBeGreaterThan(0);
     expect(gets.filter((r) => r.status !== 'ok').map(describeResult)).toEqual([]);
   });
+
+  it('passes all 61 audits, MAY ones included, for a client that names its workspace', async () => {
+    // What the package's client and the dashboard send: x-workspace on every request, which also satisfies CSRF
+    // prevention for GETs.
+    const withWorkspace: typeof fetch = (input, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('x-workspace', 'audit');
+      return fetch(input, { ...init, headers });
+    };
+    const results = await audit(withWorkspace);
+    expect(results.filter((r) => r.status !== 'ok').map(describeResult)).toEqual([]);
+    expect(results).toHaveLength(61);
+  });
+});
+
+describe('HTTP statuses of refused requests (GraphQL over HTTP)', () => {
+  const post = async (accept: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, ...headers },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as {
+      data?: unknown;
+      errors?: { message: string; extensions?: { code?: string } }[];
+    };
+    return { status: res.status, type: res.headers.get('content-type'), ...json };
+  };
+  const badWorkspace = { 'x-workspace': 'Bad Workspace!' };
+  const coercion = { query: 'query($n: Int) { recent(n: $n) { id } }', variables: { n: 'x' } };
+
+  it('answers application/graphql-response+json request errors with 400, an error and its code', async () => {
+    const accept = 'application/graphql-response+json';
+    const workspace = await post(accept, { query: '{ lastEventSeq }' }, badWorkspace);
+    expect(workspace.status).toBe(400);
+    expect(workspace.type).toContain(accept);
+    expect(workspace).not.toHaveProperty('data');
+    expect(workspace.errors?.[0]?.message).toContain('invalid workspace id');
+    expect(workspace.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'workspace' });
+    const variables = await post(accept, coercion);
+    expect(variables.status).toBe(400);
+    expect(variables.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await post(accept, { query: '{ nope }' })).status).toBe(400);
+    expect((await post(accept, { query: '{ lastEventSeq }' })).status).toBe(200);
+  });
+
+  it('answers application/json with 200 for every well-formed request, errors and codes in the body', async () => {
+    const accept = 'application/json';
+    const workspace = await post(accept, { query: '{ lastEventSeq }' }, badWorkspace);
+    expect(workspace.status).toBe(200);
+    expect(workspace.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const variables = await post(accept, coercion);
+    expect(variables.status).toBe(200);
+    expect(variables.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await post(accept, { query: '{ nope }' })).status).toBe(200);
+  });
 });

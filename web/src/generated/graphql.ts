@@ -270,7 +270,7 @@ export type EntryDetailQueryVariables = Exact<{
 }>;
 
 
-export type EntryDetailQuery = { entry: { recallCount: number, contentHash: string, id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string, revisions: Array<{ content: string, op: RevisionOp, at: string }>, connections: Array<{ direction: Direction, edge: { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, freshness: Freshness } }> } | null };
+export type EntryDetailQuery = { entry: { recallCount: number, contentHash: string, id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string, revisions: Array<{ id: string, content: string, op: RevisionOp, at: string }>, connections: Array<{ direction: Direction, edge: { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, freshness: Freshness } }> } | null };
 
 export type FeedEventsSubscriptionVariables = Exact<{
   sinceSeq?: number | null | undefined;
@@ -278,7 +278,7 @@ export type FeedEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type FeedEventsSubscription = { events: { seq: number, type: MemoryEventType, at: string, entryId: string | null, outcome: CaptureOutcome | null, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, tags: Array<string> } | null, edge: { src: string, dst: string, type: EdgeType, weight: number } | null } };
+export type FeedEventsSubscription = { events: { seq: number, type: MemoryEventType, at: string, entryId: string | null, outcome: CaptureOutcome | null, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, tags: Array<string> } | null, edge: { id: string, src: string, dst: string, type: EdgeType, weight: number } | null } };
 
 export type ForgetMutationVariables = Exact<{
   input: ForgetInput;
@@ -321,7 +321,7 @@ export type RecallExplainedQueryVariables = Exact<{
 }>;
 
 
-export type RecallExplainedQuery = { recall: { query: string, queryUsed: string, candidates: number, usedChars: number, budgetChars: number | null, policyVersion: string, timeRange: { from: string | null, to: string | null, phrase: string } | null, omitted: Array<{ entryId: string, reason: string }>, hits: Array<{ rank: number, score: number, snippet: string, truncated: boolean, hop: number | null, arms: Array<RecallArm>, via: { src: string, dst: string, type: EdgeType, weight: number } | null, explain: { keywordRank: number | null, bm25: number | null, graphScore: number | null, vectorRank: number | null, rrf: number, decay: number, recallBoost: number, importance: number, tagOverlap: number, final: number }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } }> } };
+export type RecallExplainedQuery = { recall: { query: string, queryUsed: string, candidates: number, usedChars: number, budgetChars: number | null, policyVersion: string, timeRange: { from: string | null, to: string | null, phrase: string } | null, omitted: Array<{ entryId: string, reason: string }>, hits: Array<{ rank: number, score: number, snippet: string, truncated: boolean, hop: number | null, arms: Array<RecallArm>, via: { id: string, src: string, dst: string, type: EdgeType, weight: number } | null, explain: { keywordRank: number | null, bm25: number | null, graphScore: number | null, vectorRank: number | null, rrf: number, decay: number, recallBoost: number, importance: number, tagOverlap: number, final: number }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string } }> } };
 
 export type RecentEntriesQueryVariables = Exact<{
   n?: number | null | undefined;
@@ -342,7 +342,7 @@ export type UnlinkMutationVariables = Exact<{
 }>;
 
 
-export type UnlinkMutation = { unlink: { removedEdgeId: string | null } | null };
+export type UnlinkMutation = { unlink: { removedEdgeId: string | null, source: { id: string }, target: { id: string } } | null };
 
 export type UpdateMutationVariables = Exact<{
   input: UpdateInput;
@@ -522,6 +522,7 @@ export const EntryDetailDocument = new TypedDocumentString(`
     recallCount
     contentHash
     revisions {
+      id
       content
       op
       at
@@ -567,7 +568,7 @@ fragment EdgeFields on Edge {
   metadata
   createdAt
   updatedAt
-}`, {"hash":"962a67c5718d5ae65e43180d39424784ff0476f73e7c6fc7250f8d8f9f0bc431"}) as unknown as TypedDocumentString<EntryDetailQuery, EntryDetailQueryVariables>;
+}`, {"hash":"a78c5dccbe3baef25b2a9ddfaff56d3c00f5da01a788105c31ab8d2922088974"}) as unknown as TypedDocumentString<EntryDetailQuery, EntryDetailQueryVariables>;
 export const FeedEventsDocument = new TypedDocumentString(`
     subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {
   events(sinceSeq: $sinceSeq, types: $types) {
@@ -584,6 +585,7 @@ export const FeedEventsDocument = new TypedDocumentString(`
       tags
     }
     edge {
+      id
       src
       dst
       type
@@ -591,7 +593,7 @@ export const FeedEventsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"2cfb5238fa54893c1876819fe290e7e10ea53f13645599064f8bb74c86379fc2"}) as unknown as TypedDocumentString<FeedEventsSubscription, FeedEventsSubscriptionVariables>;
+    `, {"hash":"0ce23436bae1a4c58ca122b27a1cb9fe45a5f16a527de5ff08f4c12120a0a05b"}) as unknown as TypedDocumentString<FeedEventsSubscription, FeedEventsSubscriptionVariables>;
 export const ForgetDocument = new TypedDocumentString(`
     mutation Forget($input: ForgetInput!) {
   forget(input: $input) {
@@ -705,6 +707,7 @@ export const RecallExplainedDocument = new TypedDocumentString(`
       hop
       arms
       via {
+        id
         src
         dst
         type
@@ -743,7 +746,7 @@ export const RecallExplainedDocument = new TypedDocumentString(`
   observedAt
   createdAt
   updatedAt
-}`, {"hash":"dfc6eca15d7fe98a96571112467037773e08763645f6a78a3e2e81c5be3c3f88"}) as unknown as TypedDocumentString<RecallExplainedQuery, RecallExplainedQueryVariables>;
+}`, {"hash":"6bea8e7c3e8f3d75e2127a2b940d806d1bc83dee742dd5ee6fa401c7a561e618"}) as unknown as TypedDocumentString<RecallExplainedQuery, RecallExplainedQueryVariables>;
 export const RecentEntriesDocument = new TypedDocumentString(`
     query RecentEntries($n: Int) {
   recent(n: $n) {
@@ -781,9 +784,15 @@ export const UnlinkDocument = new TypedDocumentString(`
     mutation Unlink($input: UnlinkInput!) {
   unlink(input: $input) {
     removedEdgeId
+    source {
+      id
+    }
+    target {
+      id
+    }
   }
 }
-    `, {"hash":"cbbbdb902fa39383ed0056abdfed1814f204776c5c0c80200c7c77aad81a58b3"}) as unknown as TypedDocumentString<UnlinkMutation, UnlinkMutationVariables>;
+    `, {"hash":"f7ec926c8214bc1c395c51838d5ef441a51459b4cd3260b7d431a6748ec2fce6"}) as unknown as TypedDocumentString<UnlinkMutation, UnlinkMutationVariables>;
 export const UpdateDocument = new TypedDocumentString(`
     mutation Update($input: UpdateInput!) {
   update(input: $input) {
