@@ -119,6 +119,7 @@ function createRegistry(
     onCommit,
     maxOpen: config.maxOpenWorkspaces,
     writerThread: config.writerThread,
+    readerThreads: config.readerThreads,
     onOpenFailure: openFailureReporter(deps.logger),
   });
 }
