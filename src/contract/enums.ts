@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   'LINKED',
   'UNLINKED',
   'STALENESS_PASS',
+  'IMPORTED',
 ] as const;
 export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic'] as const;
 

@@ -6,6 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { EntryKind } from '../contract/enums.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
+import type { EventDraft } from '../contract/events.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
 import { rebuildImpactIndex } from '../db/impact-index.ts';
@@ -384,10 +385,14 @@ async function writeImport(
     // A workspace that had an impact index kept it in step entry by entry; one that had
     // none (a new one) gets it built once from the full-text index, which is cheaper.
     if (indexed.length === 0) await write(({ db }) => rebuildImpactIndex(db));
-    await write(async ({ db, now }) => {
+    await write(async ({ db, now, emit }) => {
       await db
         .insert(auditLog)
         .values({ at: now, actor: opts.actor, action: 'import', details: JSON.stringify(report) });
+      // One event for the whole import, in the same transaction, so that clients that follow
+      // the event log learn that entries arrived without events of their own; an import that
+      // changed nothing (run a second time) leaves the log as it was.
+      if (report.entries.imported > 0 || report.edges.imported > 0) await emit(importedEvent(report));
     });
     return report;
   };
@@ -490,6 +495,22 @@ async function writeRecords(
     throw new DomainError('UNAVAILABLE', `${summary.name} changed while it was imported; nothing was imported`);
   }
   return report;
+}
+
+/** The IMPORTED event of an import: what it brought in and what it skipped. */
+function importedEvent(report: ImportReport): EventDraft {
+  return {
+    type: 'IMPORTED',
+    data: {
+      from: report.from,
+      entries: report.entries.imported,
+      entriesSkipped: report.entries.skipped,
+      tags: report.tags,
+      revisions: report.revisions,
+      edges: report.edges.imported,
+      edgesSkipped: report.edges.skipped,
+    },
+  };
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -102,6 +102,7 @@ describe('schema.graphql', () => {
       'LINKED',
       'UNLINKED',
       'STALENESS_PASS',
+      'IMPORTED',
     ]);
   });
 });

@@ -112,6 +112,8 @@ const EVENT_TYPE_DESCRIPTIONS: Record<MemoryEventType, string> = {
   LINKED: 'An edge was made or strengthened.',
   UNLINKED: 'An edge was removed.',
   STALENESS_PASS: 'A staleness pass ran.',
+  IMPORTED:
+    'An export file was imported (`mini-sphere import`); data holds the counts. Entries and edges arrived without events of their own: refetch.',
 };
 
 export const EntryKindEnum = builder.enumType('EntryKind', {

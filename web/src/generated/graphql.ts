@@ -155,6 +155,8 @@ export type MemoryEventType =
   | 'CAPTURED'
   /** An entry and everything of it was removed. */
   | 'FORGOTTEN'
+  /** An export file was imported (`mini-sphere import`); data holds the counts. Entries and edges arrived without events of their own: refetch. */
+  | 'IMPORTED'
   /** An edge was made or strengthened. */
   | 'LINKED'
   /** A staleness pass ran. */
