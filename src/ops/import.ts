@@ -89,9 +89,10 @@ const MAX_REPORTED_PROBLEMS = 5;
  *
  * Idempotent: an entry whose id exists is skipped whole (the workspace's copy wins, its tags
  * and revisions untouched); revisions come only with new entries; an edge is inserted unless
- * the same (src, dst, type) exists. A second import changes nothing. An import writes no
- * events: the event log records API writes, and replaying thousands of CAPTURED events at
- * subscribers for a restore would be noise; one audit row records the run instead.
+ * the same (src, dst, type) exists. A second import changes nothing. An import writes one
+ * event, IMPORTED with its counts, not one per entry: replaying thousands of CAPTURED events
+ * at subscribers for a restore would be noise, but a client that follows the log must learn
+ * that it should refetch. One audit row records the run as well.
  */
 export async function importFile(config: Config, id: string, path: string, opts: ImportOptions): Promise<ImportReport> {
   const location = locateWorkspace(id, config);
