@@ -18,6 +18,9 @@ const SLOW_TESTS = [
   'test/integration/fanout.test.ts',
   'test/integration/deployment.test.ts',
   'test/integration/client-reconnect.test.ts',
+
+  'test/integration/reader-threads.test.ts',
+  'test/integration/import-beside-server.test.ts',
 ];
 
 export default defineConfig({

@@ -15,6 +15,8 @@
  *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
  *      recalls them (topK 50) while another workspace runs its recall mix
  *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
+ *   h. the reader pool: recall throughput vs one reader thread, latency vs reads on the loop,
+ *      the loop's longest stall over the first 100 recalls from a cold start (perf/readers.ts)
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -43,6 +45,7 @@ import { type ImpactMeasure, measureImpact } from './perf/impact.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
 import { GRAPH_VIEW, RECALL } from './perf/operations.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from './perf/profile.ts';
+import { measureReaders, type ReadersResult } from './perf/readers.ts';
 import { RECURSIVE_WALK_SQL } from './perf/recursive-walk.ts';
 import { measureStartup, type StartupResult, startupRows } from './perf/startup.ts';
 import {
@@ -76,7 +79,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,readers,export,startup
   --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
                         measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
@@ -176,7 +179,7 @@ if (opts['hosted-rtt'] !== undefined) {
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
 const seed = Number(opts.seed);
 const dataDir = opts['data-dir'];
-const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'export', 'startup'];
+const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'readers', 'export', 'startup'];
 const only = opts.only?.split(',').filter(Boolean);
 for (const phase of [...(only ?? []), ...opts.skip.split(',').filter(Boolean)]) {
   if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (phases: ${PHASES.join(', ')})`);
@@ -204,6 +207,8 @@ interface SizeResult {
   label: string;
   load: LoadReport;
   rss: Record<string, number>;
+  /** The reader pool against one reader and against reads on the loop (bench/perf/readers.ts). */
+  readers?: ReadersResult;
   /** `{ __typename }` over HTTP: the request floor. */
   floor?: LatencySummary;
   recall?: Comparison & {
@@ -750,6 +755,8 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
     api.close();
     await server.stop();
   }
+  if (!skip.has('readers'))
+    result.readers = await measureReaders(load.file, runDir, makeQueries(N_QUERIES, seed + 11), log);
   if (!skip.has('export')) result.exportImport = await measureExportImport(runDir, size);
   if (profile) result.profiles = await profileServer(runDir, size, stamp);
   rmSync(runDir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { badInput } from './contract/errors.ts';
@@ -38,6 +39,8 @@ export interface Config {
   maxOpenWorkspaces: number;
   /** Run the SQL of embedded workspaces' writes on a thread of its own (on by default). */
   writerThread: boolean;
+  /** Threads that run embedded workspaces' reads off the event loop; 0 runs them on it. Default: the cores. */
+  readerThreads: number;
   /** The embedding binding for semantic recall: off (default), an OpenAI-compatible endpoint, or built-in GloVe. */
   embeddings: EmbeddingsConfig;
   /** The impact index's upkeep: which words get a list, and how often the server looks for new ones. */
@@ -140,6 +143,9 @@ const envSchema = z.object({
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
   SPHERE_WRITER_THREAD: optional.pipe(z.enum(['on', 'off']).default('on')),
+  SPHERE_READER_THREADS: optional.pipe(
+    z.coerce.number<string | undefined>().int().min(0).max(64).default(availableParallelism()),
+  ),
   SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove']).default('off')),
   SPHERE_EMBEDDINGS_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SPHERE_EMBEDDINGS_MODEL: optional,
@@ -215,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.LOG_LEVEL,
     maxOpenWorkspaces: e.SPHERE_MAX_OPEN_WORKSPACES,
     writerThread: e.SPHERE_WRITER_THREAD === 'on',
+    readerThreads: e.SPHERE_READER_THREADS,
     embeddings: {
       kind: e.SPHERE_EMBEDDINGS,
       url: e.SPHERE_EMBEDDINGS_URL ?? null,

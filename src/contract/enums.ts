@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'STALENESS_PASS',
   'CLASSIFIED',
   'CONTRADICTION',
+
+  'IMPORTED',
 ] as const;
 export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic', 'model'] as const;
 /** The fields of a capture the LLM binding may propose (CaptureInput.classify). */

@@ -49,7 +49,7 @@ export function locateWorkspace(
  * file gets a LocalClient, which keeps prepared statements; a hosted database gets the
  * stock remote client over node:http (see hostedFetch).
  */
-export async function openClient(location: DatabaseLocation): Promise<Client> {
+export async function openClient(location: DatabaseLocation, opts: { readers?: number } = {}): Promise<Client> {
   if (!location.local) {
     const client = createClient({
       url: asBaseUrl(location.url),
@@ -61,10 +61,11 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
   }
   const path = location.url.slice('file:'.length);
   mkdirSync(dirname(path), { recursive: true });
-  // Writers are serialized in-process, so a busy wait only covers other processes (a CLI
-  // maintenance command beside a running server). LocalClient puts the file in WAL mode and
-  // syncs every commit before it resolves (see there).
-  return new LocalClient({ path, timeout: 5_000, concurrency: 4 });
+  // Writers are serialized in-process, so a wait for the lock only covers other processes (a
+  // CLI maintenance command beside a running server); it waits on timers, off every thread.
+  // LocalClient puts the file in WAL mode and syncs every commit before it resolves (see
+  // there), and runs reads on the reader threads when it is given some.
+  return new LocalClient({ path, timeout: 5_000, concurrency: 4, readers: opts.readers ?? 0 });
 }
 
 /**

@@ -75,10 +75,36 @@ const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read:
 export interface LocalClientOptions {
   /** Path of the database file. */
   path: string;
-  /** Busy timeout in milliseconds (another process holding the write lock). */
+  /**
+   * How long a call waits, in milliseconds, for a lock another process holds (a CLI import
+   * beside the server). It waits on timers, never in SQLite's busy handler, so the thread
+   * stays free for everything else meanwhile.
+   */
   timeout?: number;
   /** Connections in the pool (transactions hold one each). */
   concurrency?: number;
+  /**
+   * Reader threads (see ReaderPool) that run this client's reads outside a transaction;
+   * 0 (the default) runs them on the calling thread.
+   */
+  readers?: number;
+}
+
+/** Statements that only read: run on a reader thread when the client has them. */
+const READ_ONLY = /^\s*(SELECT|WITH)\b/i;
+const WRITE_WORD = /\b(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function readOnly(sql: string): boolean {
+  return READ_ONLY.test(sql) && !WRITE_WORD.test(sql);
+}
+
+function sqlOf(s: InStatement | [string, InArgs?]): string {
+  return Array.isArray(s) ? s[0] : typeof s === 'string' ? s : s.sql;
+}
+
+function isBusy(error: unknown): boolean {
+  const raw = (error as { rawCode?: unknown } | null)?.rawCode;
+  return typeof raw === 'number' && (raw & 0xff) === 5;
 }
 
 /**
@@ -147,17 +173,25 @@ export class LocalClient implements Client {
    */
   #wal: Promise<FileHandle> | null = null;
   #thread: WriteChannel | null = null;
+  readonly #readers: ReadChannels | null;
 
   constructor(opts: LocalClientOptions) {
     this.#path = opts.path;
     this.#timeout = opts.timeout ?? 5_000;
     this.#max = Math.max(1, opts.concurrency ?? 4);
-    // Fail fast if the file cannot be opened at all.
+    // Fail fast if the file cannot be opened at all. Switching a new file to WAL needs it to
+    // itself for a moment, so this first statement may wait for another process in SQLite;
+    // a file already in WAL mode (any workspace the server has opened before) never waits.
     const conn = this.#open(false);
+    conn.db.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#timeout)}`);
     const mode = run(conn, { sql: 'PRAGMA journal_mode = WAL', args: [] }).rows[0]?.[0];
+    conn.db.exec('PRAGMA busy_timeout = 0');
     this.#walSync = mode === 'wal' ? new GroupSync(() => this.#syncWal()) : null;
     if (this.#walSync) conn.db.exec(WAL_PRAGMAS);
     this.#idle.push(conn);
+    // Another file's connections would not see this one's (`:memory:`), nor could its commits be synced.
+    const readers = this.#walSync ? Math.max(0, opts.readers ?? 0) : 0;
+    this.#readers = readers > 0 ? new ReadChannels(this.#path, this.#timeout, readers) : null;
   }
 
   async #syncWal(): Promise<void> {
@@ -171,15 +205,14 @@ export class LocalClient implements Client {
   }
 
   /**
-   * A connection on a thread of its own for the workspace writer (see WriteThread), opened
+   * A connection on the write thread for the workspace writer (see SqlThread), opened
    * on first use; none for a database that is not in WAL mode (`:memory:`), whose commits
    * could not be synced that way.
    */
   writeThread(): WriteChannel | null {
     if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
     if (!this.#walSync) return null;
-    shared ??= new WriteThread();
-    this.#thread ??= shared.channel(this.#path, this.#timeout);
+    this.#thread ??= writeThread().channel(this.#path, this.#timeout);
     return this.#thread;
   }
 
@@ -193,62 +226,105 @@ export class LocalClient implements Client {
     return this.#walSync ? this.#walSync.sync() : Promise.resolve();
   }
 
+  /**
+   * One statement. A read goes to a reader thread when the client has them, and the event
+   * loop is free while it runs; anything else runs here.
+   */
   async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
-    const conn = await this.#acquire();
-    let result: ResultSet;
-    try {
-      result = run(conn, stmt);
-    } finally {
-      this.#release(conn);
+    if (this.#readers && readOnly(stmt.sql)) {
+      this.#check();
+      return (await this.#readers.run([stmt]))[0]!;
     }
+    const { result, conn } = await this.#whenFree(async () => {
+      const conn = await this.#acquire();
+      try {
+        return { result: run(conn, stmt), conn };
+      } finally {
+        this.#release(conn);
+      }
+    });
     if (this.#walSync && mayWrite(conn, stmt.sql)) await this.#walSync.sync();
     return result;
   }
 
+  /**
+   * Statements in one transaction. A batch of reads (recall's, several at once) goes to a
+   * reader thread as one read transaction, so its statements see one snapshot.
+   */
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
-    const conn = await this.#acquire();
-    let results: ResultSet[];
-    let wrote: boolean;
-    try {
-      results = runBatch(conn, stmts, BEGIN[mode]);
-      // A batch of reads (recall's, several at once) has nothing to wait for on disk.
-      wrote = stmts.some((s) => mayWrite(conn, Array.isArray(s) ? s[0] : typeof s === 'string' ? s : s.sql));
-    } finally {
-      this.#release(conn);
+    if (this.#readers && mode !== 'write' && stmts.length > 0 && stmts.every((s) => readOnly(sqlOf(s)))) {
+      this.#check();
+      const plain = stmts.map((s) => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
+      return (await this.#readers.run(['BEGIN', ...plain, 'ROLLBACK'])).slice(1, -1);
     }
+    const { results, wrote } = await this.#whenFree(async () => {
+      const conn = await this.#acquire();
+      try {
+        const results = runBatch(conn, stmts, BEGIN[mode]);
+        // A batch of reads has nothing to wait for on disk.
+        return { results, wrote: stmts.some((s) => mayWrite(conn, sqlOf(s))) };
+      } finally {
+        this.#release(conn);
+      }
+    });
     if (wrote) await this.durable();
     return results;
   }
 
   /** A batch with foreign keys off, as drizzle's migrator expects. */
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
-    const conn = await this.#acquire();
-    let results: ResultSet[];
-    try {
-      conn.db.exec('PRAGMA foreign_keys=off');
-      results = runBatch(conn, stmts, 'BEGIN DEFERRED');
-    } finally {
-      conn.db.exec('PRAGMA foreign_keys=on');
-      this.#release(conn);
-    }
+    const results = await this.#whenFree(async () => {
+      const conn = await this.#acquire();
+      try {
+        conn.db.exec('PRAGMA foreign_keys=off');
+        return runBatch(conn, stmts, 'BEGIN DEFERRED');
+      } finally {
+        conn.db.exec('PRAGMA foreign_keys=on');
+        this.#release(conn);
+      }
+    });
     await this.durable();
     return results;
   }
 
   async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
-    const conn = await this.#acquire();
-    try {
-      run(conn, { sql: BEGIN[mode], args: [] });
-    } catch (error) {
-      this.#release(conn);
-      throw error;
-    }
+    const conn = await this.#whenFree(async () => {
+      const conn = await this.#acquire();
+      try {
+        run(conn, { sql: BEGIN[mode], args: [] });
+      } catch (error) {
+        this.#release(conn);
+        throw error;
+      }
+      return conn;
+    });
     return new LocalTransaction(
       conn,
       () => this.#release(conn),
       () => this.durable(),
     );
+  }
+
+  #check(): void {
+    if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+  }
+
+  /**
+   * Runs a call that changes nothing when it finds the file locked by another process (it
+   * rolled back, or never began): connections do not wait inside SQLite, which would hold
+   * this thread, but here on timers, up to the client's timeout.
+   */
+  async #whenFree<T>(attempt: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#timeout;
+    for (let delay = 1; ; delay = Math.min(2 * delay, 50)) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 
   async executeMultiple(sql: string): Promise<void> {
@@ -274,6 +350,7 @@ export class LocalClient implements Client {
     this.closed = true;
     this.#thread?.close();
     this.#thread = null;
+    this.#readers?.close();
     this.#wal?.then((h) => h.close()).catch(() => {});
     this.#wal = null;
     for (const conn of [...this.#idle, ...this.#borrowed]) closeQuietly(conn);
@@ -286,7 +363,7 @@ export class LocalClient implements Client {
 
   #open(normal = this.#walSync !== null): Connection {
     try {
-      const db = new Database(this.#path, { timeout: this.#timeout });
+      const db = new Database(this.#path, { timeout: 0 });
       if (normal) db.exec(WAL_PRAGMAS);
       return { db, statements: new Map(), schema: this.#schema };
     } catch (error) {
@@ -634,23 +711,30 @@ function closeQuietly(conn: Connection): void {
 }
 
 /**
- * The write thread's side, run as a script of its own (a string, so that it loads the same
- * way from the sources, the bundle and the tests). It holds a connection per database and
- * mirrors `run` above: a prepared-statement cache per connection, raw rows with their column
- * names, and an fdatasync of the database's write-ahead log after any call that committed a
- * write, before it answers. A call that fails rolls back the transaction it left open.
+ * A SQL thread's side (the write thread and each reader thread run it), as a script of its
+ * own (a string, so that it loads the same way from the sources, the bundle and the tests).
+ * It holds a connection per database and mirrors `run` above: a prepared-statement cache per
+ * connection, raw rows with their column names, and an fdatasync of the database's
+ * write-ahead log after any call that committed a write, before it answers. A call that
+ * fails rolls back the transaction it left open.
+ *
+ * Connections never wait for a lock inside SQLite (busy timeout 0): the thread serves many
+ * databases, and a busy wait on one (another process importing into it) would stall every
+ * other. A call that finds its database locked before it changed anything is parked and
+ * tried again on a timer, up to the connection's timeout, while the calls of other
+ * databases run; later calls of the same database queue behind it, in order.
  */
-const WRITE_THREAD_SOURCE = `
+const SQL_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const Database = require(workerData.libsql);
 const CONTROL = /^\\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\\b/i;
 const COMMIT = /^\\s*COMMIT\\b/i;
 const connections = new Map();
-function open(key, path, timeout) {
-  const db = new Database(path, { timeout });
-  db.exec('PRAGMA synchronous = NORMAL');
-  connections.set(key, { db, path, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [] });
+function open(key, path, timeout, readOnly) {
+  const db = new Database(path, { timeout: 0 });
+  db.exec(readOnly ? 'PRAGMA query_only = ON' : 'PRAGMA synchronous = NORMAL');
+  connections.set(key, { db, path, timeout, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [], queue: [], parked: false });
 }
 // A closed database keeps its file open until its statements are collected; this thread
 // makes little garbage, so it collects them itself (as the request thread's own garbage would).
@@ -663,6 +747,8 @@ function close(key) {
   connections.delete(key);
   if (!c) return;
   c.closed = true;
+  for (const m of c.queue) parentPort.postMessage({ id: m.id, ...failure(new Error('The client is closed'), 0, false) });
+  c.queue = [];
   c.statements.clear();
   try { c.db.close(); } catch {}
   if (!c.syncing) closeWal(c);
@@ -734,34 +820,58 @@ function synced(c, e) {
   for (const r of c.waiting) parentPort.postMessage({ id: r.id, ...failure(new Error('The client is closed'), r.at, true) });
   c.waiting = [];
 }
-function call(c, id, stmts) {
+// SQLITE_BUSY (5) and its extended codes: another connection holds the lock.
+function busy(e) {
+  return e && typeof e.rawCode === 'number' && (e.rawCode & 0xff) === 5;
+}
+// Runs a call; answers false, having changed nothing, when it should be tried again later.
+function call(c, m) {
+  const { id, stmts } = m;
+  const fresh = !c.db.inTransaction;
   const results = [];
   let at = 0;
   try {
     for (; at < stmts.length; at++) results.push(runOne(c, stmts[at].sql, stmts[at].args));
   } catch (e) {
     if (c.db.inTransaction) { try { c.db.exec('ROLLBACK'); } catch {} }
+    // Nothing of a call that began outside a transaction is left once it is rolled back.
+    if (fresh && busy(e) && Date.now() < m.deadline) return false;
     parentPort.postMessage({ id, ...failure(e, at, false) });
-    return;
+    return true;
   }
   if (!c.dirty || c.db.inTransaction) {
     parentPort.postMessage({ id, results });
-    return;
+    return true;
   }
   c.dirty = false;
   c.waiting.push({ id, at, results });
   if (!c.syncing) sync(c);
+  return true;
+}
+function drain(c) {
+  while (c.queue.length > 0 && !c.parked && !c.closed) {
+    const m = c.queue[0];
+    if (!call(c, m)) {
+      c.parked = true;
+      m.delay = Math.min(2 * (m.delay || 1), 50);
+      setTimeout(() => { c.parked = false; drain(c); }, m.delay);
+      return;
+    }
+    c.queue.shift();
+  }
 }
 parentPort.on('message', (m) => {
   if (m.open) {
-    try { open(m.key, m.path, m.timeout); parentPort.postMessage({ id: m.id, results: [] }); }
+    try { open(m.key, m.path, m.timeout, m.readOnly); parentPort.postMessage({ id: m.id, results: [] }); }
     catch (e) { parentPort.postMessage({ id: m.id, ...failure(e, 0, false) }); }
     return;
   }
   if (m.close) { close(m.key); return; }
   const c = connections.get(m.key);
   if (!c) { parentPort.postMessage({ id: m.id, at: 0, error: { message: 'The client is closed', code: 'CLIENT_CLOSED', sync: false } }); return; }
-  call(c, m.id, m.stmts);
+  m.deadline = Date.now() + c.timeout;
+  c.queue.push(m);
+  if (c.queue.length === 1) drain(c);
 });
 `;
 
@@ -790,37 +900,49 @@ interface PendingCall {
 }
 
 /**
- * One worker thread for every embedded database of the process, each with a connection of
- * its own there. SQLite's work then no longer takes turns with request handling on the one
- * JavaScript thread. One thread, not one per database: each costs an isolate's memory,
- * and the machine has the cores for one more busy thread, not for hundreds.
+ * A worker thread running SQL for embedded databases, each with a connection of its own
+ * there, so that SQLite's work no longer takes turns with request handling on the one
+ * JavaScript thread. The write thread is one of these, for every database of the process:
+ * one thread, not one per database, since each costs an isolate's memory. The reader pool
+ * (ReaderPool) is a few more, with read-only connections.
  */
-class WriteThread {
+class SqlThread {
   readonly #worker: Worker;
   readonly #pending = new Map<number, PendingCall>();
   readonly #makers = new Map<string, { columns: string[]; make: (values: unknown[]) => Row }>();
+  readonly #onStop: () => void;
   #ids = 0;
   #users = 0;
   #stopped: LibsqlError | null = null;
 
-  constructor() {
+  constructor(name: string, onStop: () => void) {
+    this.#onStop = onStop;
     const libsql = createRequire(import.meta.url).resolve('libsql');
-    this.#worker = new Worker(WRITE_THREAD_SOURCE, { eval: true, workerData: { libsql } });
+    this.#worker = new Worker(SQL_THREAD_SOURCE, { eval: true, name, workerData: { libsql } });
     this.#worker.unref();
     this.#worker.on('message', (reply: ThreadReply) => this.#answer(reply));
     this.#worker.on('error', (error) => this.#fail(error));
     this.#worker.on('exit', () => {
-      if (shared === this) shared = null;
-      this.#stopped = new LibsqlError('The write thread has stopped', 'CLIENT_CLOSED');
+      this.#onStop();
+      this.#stopped = new LibsqlError('The SQL thread has stopped', 'CLIENT_CLOSED');
       this.#fail(this.#stopped);
     });
   }
 
-  /** A connection to `path` on this thread; the thread stops once its last channel is closed. */
-  channel(path: string, timeout: number): WriteChannel {
+  /** Calls sent and not yet answered (the reader pool sends a read to the least loaded thread). */
+  get load(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * A connection to `path` on this thread, opened there (off the event loop); the thread
+   * stops once its last channel is closed. `timeout` bounds how long a call waits for a
+   * lock another connection holds (see SQL_THREAD_SOURCE).
+   */
+  channel(path: string, timeout: number, readOnly = false): WriteChannel {
     const key = ++this.#ids;
     this.#users++;
-    const opened = this.#call({ open: true, key, path, timeout });
+    const opened = this.#call({ open: true, key, path, timeout, readOnly });
     let closed = false;
     return {
       run: async (stmts) => {
@@ -833,7 +955,7 @@ class WriteThread {
         closed = true;
         this.#worker.postMessage({ close: true, key });
         if (--this.#users === 0) {
-          if (shared === this) shared = null;
+          this.#onStop();
           void this.#worker.terminate();
         }
       },
@@ -879,9 +1001,68 @@ class WriteThread {
   }
 }
 
-let shared: WriteThread | null = null;
+let shared: SqlThread | null = null;
 
-/** A database's connection on the write thread. */
+function writeThread(): SqlThread {
+  if (shared) return shared;
+  const thread = new SqlThread('sphere-writer', () => {
+    if (shared === thread) shared = null;
+  });
+  shared = thread;
+  return thread;
+}
+
+/**
+ * The reader threads every embedded database of the process shares: a read goes to the
+ * thread with the fewest calls out, so a long read of one workspace holds one thread and the
+ * others keep answering. Threads start on first use, up to the largest size any client asked
+ * for, and stop once no database has a connection on them.
+ */
+const readerPool: SqlThread[] = [];
+
+function readerThreads(size: number): SqlThread[] {
+  while (readerPool.length < size) {
+    const thread: SqlThread = new SqlThread(`sphere-reader-${readerPool.length + 1}`, () => {
+      const at = readerPool.indexOf(thread);
+      if (at >= 0) readerPool.splice(at, 1);
+    });
+    readerPool.push(thread);
+  }
+  return readerPool.slice(0, size);
+}
+
+/** A client's read-only connections on the reader threads, opened on a thread when a read first goes there. */
+class ReadChannels {
+  readonly #path: string;
+  readonly #timeout: number;
+  readonly #size: number;
+  readonly #channels = new Map<SqlThread, WriteChannel>();
+
+  constructor(path: string, timeout: number, size: number) {
+    this.#path = path;
+    this.#timeout = timeout;
+    this.#size = size;
+  }
+
+  run(stmts: readonly InStatement[]): Promise<ResultSet[]> {
+    let best: SqlThread | null = null;
+    for (const thread of readerThreads(this.#size)) if (!best || thread.load < best.load) best = thread;
+    const thread = best!;
+    let channel = this.#channels.get(thread);
+    if (!channel) {
+      channel = thread.channel(this.#path, this.#timeout, true);
+      this.#channels.set(thread, channel);
+    }
+    return channel.run(stmts);
+  }
+
+  close(): void {
+    for (const channel of this.#channels.values()) channel.close();
+    this.#channels.clear();
+  }
+}
+
+/** A database's connection on a SQL thread (the write thread or a reader thread). */
 export interface WriteChannel {
   /**
    * Runs the statements in order; resolves once they ran and, when they committed a write,

@@ -21,15 +21,15 @@ export interface OpenedDatabase {
  */
 export async function openDatabase(
   location: DatabaseLocation,
-  opts: WriterOptions & { migrate?: boolean },
+  opts: WriterOptions & { migrate?: boolean; readerThreads?: number },
 ): Promise<OpenedDatabase> {
-  const client = await openClient(location).catch((error: unknown) => {
+  const client = await openClient(location, { readers: opts.readerThreads }).catch((error: unknown) => {
     throw location.local ? error : remoteUnavailable(location.url, error, WORKSPACE_DB_SETTINGS);
   });
   try {
     const db = drizzleFor(client, opts.onQuery);
     if (opts.migrate !== false) await migrateDb(db);
-    const { migrate: _, ...writerOptions } = opts;
+    const { migrate: _, readerThreads: __, ...writerOptions } = opts;
     // Over the network, a group of planned writes goes as one or two requests (see PlannedWrite).
     return { client, db, writer: new Writer(client, { pipelined: !location.local, ...writerOptions }) };
   } catch (error) {

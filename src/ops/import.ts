@@ -6,6 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { EntryKind } from '../contract/enums.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
+import type { EventDraft } from '../contract/events.ts';
 import { normalizeTags } from '../contract/limits.ts';
 import { type Db, locateWorkspace } from '../db/client.ts';
 import { rebuildImpactIndex } from '../db/impact-index.ts';
@@ -88,9 +89,10 @@ const MAX_REPORTED_PROBLEMS = 5;
  *
  * Idempotent: an entry whose id exists is skipped whole (the workspace's copy wins, its tags
  * and revisions untouched); revisions come only with new entries; an edge is inserted unless
- * the same (src, dst, type) exists. A second import changes nothing. An import writes no
- * events: the event log records API writes, and replaying thousands of CAPTURED events at
- * subscribers for a restore would be noise; one audit row records the run instead.
+ * the same (src, dst, type) exists. A second import changes nothing. An import writes one
+ * event, IMPORTED with its counts, not one per entry: replaying thousands of CAPTURED events
+ * at subscribers for a restore would be noise, but a client that follows the log must learn
+ * that it should refetch. One audit row records the run as well.
  */
 export async function importFile(config: Config, id: string, path: string, opts: ImportOptions): Promise<ImportReport> {
   const location = locateWorkspace(id, config);
@@ -384,10 +386,14 @@ async function writeImport(
     // A workspace that had an impact index kept it in step entry by entry; one that had
     // none (a new one) gets it built once from the full-text index, which is cheaper.
     if (indexed.length === 0) await write(({ db }) => rebuildImpactIndex(db));
-    await write(async ({ db, now }) => {
+    await write(async ({ db, now, emit }) => {
       await db
         .insert(auditLog)
         .values({ at: now, actor: opts.actor, action: 'import', details: JSON.stringify(report) });
+      // One event for the whole import, in the same transaction, so that clients that follow
+      // the event log learn that entries arrived without events of their own; an import that
+      // changed nothing (run a second time) leaves the log as it was.
+      if (report.entries.imported > 0 || report.edges.imported > 0) await emit(importedEvent(report));
     });
     return report;
   };
@@ -490,6 +496,22 @@ async function writeRecords(
     throw new DomainError('UNAVAILABLE', `${summary.name} changed while it was imported; nothing was imported`);
   }
   return report;
+}
+
+/** The IMPORTED event of an import: what it brought in and what it skipped. */
+function importedEvent(report: ImportReport): EventDraft {
+  return {
+    type: 'IMPORTED',
+    data: {
+      from: report.from,
+      entries: report.entries.imported,
+      entriesSkipped: report.entries.skipped,
+      tags: report.tags,
+      revisions: report.revisions,
+      edges: report.edges.imported,
+      edgesSkipped: report.edges.skipped,
+    },
+  };
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -129,6 +129,7 @@ function createRegistry(
     onCommit,
     maxOpen: config.maxOpenWorkspaces,
     writerThread: config.writerThread,
+    readerThreads: config.readerThreads,
     onOpenFailure: openFailureReporter(deps.logger),
   });
 }

@@ -51,6 +51,8 @@ export interface RegistryOptions {
   maxOpen?: number;
   /** Embedded files: writes' SQL on the write thread (SPHERE_WRITER_THREAD; see WriterOptions.offThread). */
   writerThread?: boolean;
+  /** Embedded files: threads that run reads off the event loop (SPHERE_READER_THREADS; 0 = on it). */
+  readerThreads?: number;
   /** Told of every database that failed to open, with the operator's account of why (for the log). */
   onOpenFailure?: (workspace: string, error: unknown) => void;
 }
@@ -312,6 +314,7 @@ export class WorkspaceRegistry {
         // after 5 s, so its group commits stay small; a local file takes many per fsync.
         maxBatch: location.local ? 64 : 8,
         offThread: this.#opts.writerThread,
+        readerThreads: this.#opts.readerThreads,
       });
     } catch (error) {
       this.#opts.onOpenFailure?.(id, error);

@@ -195,6 +195,72 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
     expect((await client.execute("SELECT count(*) AS n FROM t WHERE name = 'after'")).rows[0]!.n).toBe(1);
   });
 
+  it('runs reads on reader threads, as one snapshot for a batch, and writes where they were', async () => {
+    const pooled = new LocalClient({ path: join(dir, 'db.sqlite'), readers: 2 });
+    try {
+      await pooled.execute({ sql: 'INSERT INTO t (name, score) VALUES (?, ?)', args: ['r', 3] });
+      const read = await pooled.execute({ sql: 'SELECT name, score FROM t WHERE name = ?', args: ['r'] });
+      expect(read.rows.map((r) => ({ ...r }))).toEqual([{ name: 'r', score: 3 }]);
+      const [a, b] = await pooled.batch([
+        'SELECT count(*) AS n FROM t',
+        'WITH x AS (SELECT 1 AS one) SELECT one FROM x',
+      ]);
+      expect(a!.rows[0]!.n).toBe(1);
+      expect(b!.rows[0]!.one).toBe(1);
+      // A reader thread's connection is read-only: only statements that read go there.
+      await pooled.execute({ sql: 'UPDATE t SET score = 4 WHERE name = ?', args: ['r'] });
+      expect((await pooled.execute('SELECT score FROM t')).rows[0]!.score).toBe(4);
+      // While another connection holds the write lock, reads go on (WAL).
+      const holder = new LocalClient({ path: join(dir, 'db.sqlite') });
+      const tx = await holder.transaction('write');
+      await tx.execute("INSERT INTO t (name) VALUES ('held')");
+      expect((await pooled.execute('SELECT count(*) AS n FROM t')).rows[0]!.n).toBe(1);
+      await tx.rollback();
+      holder.close();
+    } finally {
+      pooled.close();
+    }
+  });
+
+  it('waits for a lock another connection holds on timers: other databases on the thread go on meanwhile', async () => {
+    const other = new LocalClient({ path: join(dir, 'other.sqlite') });
+    const locked = new LocalClient({ path: join(dir, 'db.sqlite'), timeout: 400 });
+    const holder = new LocalClient({ path: join(dir, 'db.sqlite') });
+    try {
+      await other.execute('CREATE TABLE u (k INTEGER PRIMARY KEY)');
+      const tx = await holder.transaction('write');
+      // Waits for the lock: the write thread parks it and serves `other`.
+      const blocked = locked.writeThread()!.run(['BEGIN IMMEDIATE', "INSERT INTO t (name) VALUES ('late')", 'COMMIT']);
+      const t0 = performance.now();
+      await other.writeThread()!.run(['BEGIN IMMEDIATE', 'INSERT INTO u DEFAULT VALUES', 'COMMIT']);
+      expect(performance.now() - t0).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 100));
+      await tx.rollback();
+      await blocked;
+      expect((await locked.execute("SELECT count(*) AS n FROM t WHERE name = 'late'")).rows[0]!.n).toBe(1);
+
+      // Held past the timeout: refused as busy, with nothing written, and the request thread never waited.
+      const tx2 = await holder.transaction('write');
+      const refused = locked.writeThread()!.run(["INSERT INTO t (name) VALUES ('never')"]);
+      const onThisThread = locked.execute("INSERT INTO t (name) VALUES ('never either')");
+      const ticks = (async () => {
+        let n = 0;
+        for (const end = performance.now() + 300; performance.now() < end; n++)
+          await new Promise((r) => setTimeout(r, 10));
+        return n;
+      })();
+      await expect(refused).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      await expect(onThisThread).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(await ticks).toBeGreaterThan(10);
+      await tx2.rollback();
+      expect((await locked.execute("SELECT count(*) AS n FROM t WHERE name LIKE 'never%'")).rows[0]!.n).toBe(0);
+    } finally {
+      holder.close();
+      locked.close();
+      other.close();
+    }
+  });
+
   it('has no write thread for a database that is not in WAL mode', () => {
     const memory = new LocalClient({ path: ':memory:', concurrency: 1 });
     try {

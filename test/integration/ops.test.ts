@@ -129,7 +129,17 @@ describe('export and import', () => {
     const source = await dumpWorkspace(srv.dbPath(from));
     const target = await dumpWorkspace(srv.dbPath(to));
     expect(withoutLocalIds(target)).toEqual(withoutLocalIds(source));
-    expect(target.events).toEqual([]); // an import is a restore, not a stream of API writes
+    // An import is a restore, not a stream of API writes: one event says what it brought.
+    expect(target.events).toMatchObject([{ seq: 1, type: 'IMPORTED', entry_id: null }]);
+    expect(JSON.parse(target.events[0]!.data as string)).toEqual({
+      from,
+      entries: 27,
+      entriesSkipped: 0,
+      tags: 30,
+      revisions: 3,
+      edges: 5,
+      edgesSkipped: 0,
+    });
     await checkFtsIntegrity(srv.dbPath(to));
 
     const again = await runCli(['import', '--workspace', to, '--from', from, file], env());

@@ -104,6 +104,8 @@ describe('schema.graphql', () => {
       'STALENESS_PASS',
       'CLASSIFIED',
       'CONTRADICTION',
+
+      'IMPORTED',
     ]);
   });
 });

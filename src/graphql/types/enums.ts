@@ -121,6 +121,9 @@ const EVENT_TYPE_DESCRIPTIONS: Record<MemoryEventType, string> = {
   CLASSIFIED: 'The LLM binding proposed the classification fields a capture asked for (data: model, fields).',
   CONTRADICTION:
     'The LLM binding found that a new entry updates or contradicts an older one (data: other, relation, reason).',
+
+  IMPORTED:
+    'An export file was imported (`mini-sphere import`); data holds the counts. Entries and edges arrived without events of their own: refetch.',
 };
 const CLASSIFICATION_FIELD_DESCRIPTIONS: Record<ClassificationField, string> = {
   KIND: 'The entry’s kind.',

@@ -46,7 +46,7 @@ const MemoryEventRef = builder.objectRef<MemoryEventRecord>('MemoryEvent').imple
     data: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'Details: status change {from,to}, merged tags, replaced id, staleness counts.',
+      description: "Details: status change {from,to}, merged tags, replaced id, staleness counts, an import's counts.",
       resolve: (e) => e.data,
     }),
   }),

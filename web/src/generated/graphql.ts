@@ -16,6 +16,8 @@ export type AppendInput = {
 export type CaptureInput = {
   /** How well it is supported. */
   claimTag?: ClaimTag | null | undefined;
+  /** Fields the LLM binding (SPHERE_LLM) proposes after the capture is stored: until it answers they hold the values given here or their defaults. An omitted volatility is always proposed while the binding is on. Ignored while it is off. */
+  classify?: Array<ClassificationField> | null | undefined;
   /** The memory text, 1 to 100,000 characters after trimming. */
   content: string;
   /** A pointer to the evidence. */
@@ -57,6 +59,15 @@ export type ClaimTag =
   | 'UNKNOWN'
   /** Checked against evidence. */
   | 'VERIFIED';
+
+/** A field of an entry’s classification. */
+export type ClassificationField =
+  /** The entry’s importance. */
+  | 'IMPORTANCE'
+  /** The entry’s kind. */
+  | 'KIND'
+  /** The entry’s volatility. */
+  | 'VOLATILITY';
 
 /** Which way an edge runs as seen from an entry. */
 export type Direction =
@@ -153,8 +164,14 @@ export type MemoryEventType =
   | 'APPENDED'
   /** An entry was stored, merged into, or replaced (see outcome). */
   | 'CAPTURED'
+  /** The LLM binding proposed the classification fields a capture asked for (data: model, fields). */
+  | 'CLASSIFIED'
+  /** The LLM binding found that a new entry updates or contradicts an older one (data: other, relation, reason). */
+  | 'CONTRADICTION'
   /** An entry and everything of it was removed. */
   | 'FORGOTTEN'
+  /** An export file was imported (`mini-sphere import`); data holds the counts. Entries and edges arrived without events of their own: refetch. */
+  | 'IMPORTED'
   /** An edge was made or strengthened. */
   | 'LINKED'
   /** A staleness pass ran. */

@@ -28,6 +28,7 @@ function describe(event: MemoryEvent, live: LiveEvents): HTMLElement {
     );
   }
   if (event.type === 'STALENESS_PASS') return h('p', { class: 'muted' }, 'The staleness pass ran.');
+  if (event.type === 'IMPORTED') return h('p', { class: 'muted' }, 'An import brought entries in; reload to see them.');
   const id = event.entryId;
   const known = id ? live.contentOf(id) : undefined;
   return h('p', { class: 'muted' }, id ? [`Entry ${known ? `“${known.slice(0, 120)}”` : id} is gone.`] : '—');

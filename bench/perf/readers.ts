@@ -1,0 +1,146 @@
+/**
+ * The reader pool (SPHERE_READER_THREADS), measured on copies of one corpus file in one run:
+ *
+ *   - recall throughput, 8 clients at once: the pool (one thread per core) against one reader
+ *     thread; target ≥ 1.6× at 100k;
+ *   - single-request recall latency (p50, one at a time): the pool against reads on the event
+ *     loop (SPHERE_READER_THREADS=0, how every read ran before); target ≤ 1.1×;
+ *   - from a cold start, the event loop's longest stall during the first 100 recalls; target
+ *     ≤ 100 ms.
+ *
+ * Each configuration gets a server of its own; throughput and latency runs alternate between
+ * configurations, so drift on a busy machine falls on both alike.
+ */
+import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { copyTemplate } from './load.ts';
+import { RECALL } from './operations.ts';
+import {
+  type GqlClient,
+  gqlClient,
+  type LatencySummary,
+  pool,
+  type ServerChild,
+  scrapeLoopDelay,
+  startServer,
+  summarize,
+} from './util.ts';
+
+const WORKSPACE = 'perf';
+const CLIENTS = 8;
+
+export interface ReadersResult {
+  threads: number;
+  /** Recalls per second with 8 clients: the pool, one reader thread, and their ratio. */
+  throughput: { pool: number; one: number; ratio: number };
+  /** One recall at a time: the pool against reads on the event loop, and the ratio of their p50s. */
+  latency: { pool: LatencySummary; onLoop: LatencySummary; ratio: number };
+  /** From a cold start (fresh server, fresh file copy): the event loop's delay over the first 100 recalls. */
+  coldStart: { recalls: number; loopMaxMs: number; loopP99Ms: number; recallP99Ms: number };
+}
+
+interface Running {
+  server: ServerChild;
+  api: GqlClient;
+  stop(): Promise<void>;
+}
+
+async function serve(template: string, dir: string, readers: number): Promise<Running> {
+  rmSync(dir, { recursive: true, force: true });
+  copyTemplate(template, dir, WORKSPACE);
+  const server = await startServer({
+    dataDir: dir,
+    logFile: join(dir, 'server.log'),
+    env: { SPHERE_READER_THREADS: String(readers) },
+  });
+  const api = gqlClient(server.url, WORKSPACE);
+  return {
+    server,
+    api,
+    stop: async () => {
+      api.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function throughput(api: GqlClient, queries: readonly string[]): Promise<number> {
+  const t0 = performance.now();
+  await pool(queries, CLIENTS, async (q) => {
+    await api.request(RECALL, { q });
+  });
+  return (queries.length * 1000) / (performance.now() - t0);
+}
+
+async function oneAtATime(api: GqlClient, queries: readonly string[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const q of queries) {
+    const t0 = performance.now();
+    await api.request(RECALL, { q });
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+export async function measureReaders(
+  template: string,
+  workDir: string,
+  queries: readonly string[],
+  log: (line: string) => void,
+): Promise<ReadersResult> {
+  const threads = availableParallelism();
+  // Cold start first, before the other servers have read the file into the OS cache.
+  const cold = await serve(template, join(workDir, 'readers-cold'), threads);
+  let coldStart: ReadersResult['coldStart'];
+  try {
+    await scrapeLoopDelay(cold.server.url);
+    const first = queries.slice(0, 100);
+    const ms = await oneAtATime(cold.api, first);
+    const loop = await scrapeLoopDelay(cold.server.url);
+    coldStart = { recalls: first.length, loopMaxMs: loop.max, loopP99Ms: loop.p99, recallP99Ms: summarize(ms).p99 };
+  } finally {
+    await cold.stop();
+  }
+
+  const configs = {
+    pool: await serve(template, join(workDir, 'readers-pool'), threads),
+    one: await serve(template, join(workDir, 'readers-one'), 1),
+    onLoop: await serve(template, join(workDir, 'readers-loop'), 0),
+  };
+  try {
+    const warm = queries.slice(0, 30);
+    for (const c of Object.values(configs)) await pool(warm, CLIENTS, (q) => c.api.request(RECALL, { q }));
+    // Alternating halves: pool, one, pool, one.
+    const half = Math.floor(queries.length / 2);
+    const rates = { pool: [] as number[], one: [] as number[] };
+    for (const part of [queries.slice(0, half), queries.slice(half)]) {
+      rates.pool.push(await throughput(configs.pool.api, part));
+      rates.one.push(await throughput(configs.one.api, part));
+    }
+    const lat = { pool: [] as number[], onLoop: [] as number[] };
+    for (const part of [queries.slice(0, half), queries.slice(half)]) {
+      lat.pool.push(...(await oneAtATime(configs.pool.api, part)));
+      lat.onLoop.push(...(await oneAtATime(configs.onLoop.api, part)));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const pooled = summarize(lat.pool);
+    const onLoop = summarize(lat.onLoop);
+    const result: ReadersResult = {
+      threads,
+      throughput: { pool: mean(rates.pool), one: mean(rates.one), ratio: mean(rates.pool) / mean(rates.one) },
+      latency: { pool: pooled, onLoop, ratio: pooled.p50 / onLoop.p50 },
+      coldStart,
+    };
+    log(
+      `  reader pool (${threads} threads): recall ${CLIENTS} clients ${result.throughput.pool.toFixed(0)}/s vs one reader ` +
+        `${result.throughput.one.toFixed(0)}/s = ${result.throughput.ratio.toFixed(2)}x (target >= 1.6x); ` +
+        `one at a time p50 ${pooled.p50.toFixed(2)} ms vs on the loop ${onLoop.p50.toFixed(2)} ms = ${result.latency.ratio.toFixed(2)}x (target <= 1.1x); ` +
+        `cold start, first ${coldStart.recalls} recalls: loop max ${coldStart.loopMaxMs.toFixed(0)} ms (target <= 100)`,
+    );
+    return result;
+  } finally {
+    for (const c of Object.values(configs)) await c.stop();
+  }
+}
