@@ -18,7 +18,6 @@ const SLOW_TESTS = [
   'test/integration/fanout.test.ts',
   'test/integration/deployment.test.ts',
   'test/integration/client-reconnect.test.ts',
-
   'test/integration/reader-threads.test.ts',
   'test/integration/import-beside-server.test.ts',
 ];

@@ -32,7 +32,6 @@ export const EVENT_TYPES = [
   'STALENESS_PASS',
   'CLASSIFIED',
   'CONTRADICTION',
-
   'IMPORTED',
 ] as const;
 export const VOLATILITY_SOURCES = ['caller', 'default', 'heuristic', 'model'] as const;

@@ -104,7 +104,6 @@ describe('schema.graphql', () => {
       'STALENESS_PASS',
       'CLASSIFIED',
       'CONTRADICTION',
-
       'IMPORTED',
     ]);
   });

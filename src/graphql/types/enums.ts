@@ -121,7 +121,6 @@ const EVENT_TYPE_DESCRIPTIONS: Record<MemoryEventType, string> = {
   CLASSIFIED: 'The LLM binding proposed the classification fields a capture asked for (data: model, fields).',
   CONTRADICTION:
     'The LLM binding found that a new entry updates or contradicts an older one (data: other, relation, reason).',
-
   IMPORTED:
     'An export file was imported (`mini-sphere import`); data holds the counts. Entries and edges arrived without events of their own: refetch.',
 };
