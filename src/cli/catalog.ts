@@ -124,12 +124,24 @@ export const CATALOG: CommandEntry[] = [
   },
   {
     name: 'check',
-    summary: 'check integrity, full-text index, neighbour lists, references and event log',
-    usage: ['check --workspace W [--json] [--create]'],
-    details: 'Exit status 1 on any problem.',
-    flags: [WORKSPACE_FLAG, ['--json', 'print the report as JSON (dates in ISO-8601)'], CREATE_FLAG, HELP_FLAG],
+    summary: 'check integrity, full-text index, neighbour lists, references, supersession and event log',
+    usage: ['check --workspace W [--json] [--create] [--fix]'],
+    details:
+      'Exit status 1 on any problem. --fix first breaks cycles of SUPERSEDES edges (older data may hold them) by ' +
+      'dropping the newest edge of each, with an UNLINKED event per edge and an audit row, then checks.',
+    flags: [
+      WORKSPACE_FLAG,
+      ['--json', 'print the report as JSON (dates in ISO-8601)'],
+      CREATE_FLAG,
+      ['--fix', 'break cycles of supersession before checking'],
+      HELP_FLAG,
+    ],
     env: STORAGE_ENV,
-    examples: ['mini-sphere check --workspace acme', 'mini-sphere check --workspace acme --json'],
+    examples: [
+      'mini-sphere check --workspace acme',
+      'mini-sphere check --workspace acme --json',
+      'mini-sphere check --workspace acme --fix',
+    ],
     load: maintenance('check'),
   },
   {
