@@ -9,8 +9,9 @@ import { type CaptureInput, captureWrite, checkCaptureInput } from '../../memory
 import { semanticCaptureWrite } from '../../memory/capture-semantic.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
+import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
-import { checkedFirst, readDb, runWrite } from '../guards.ts';
+import { checkedFirst, readDb, runGrowingWrite } from '../guards.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
@@ -307,10 +308,13 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: async (_r, { input }, ctx) => {
-      // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
-      const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
       const capture = captureOf(input);
-      return runWrite(ctx, plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture));
+      const grows = writeEstimate(capture.content, capture.source, capture.evidenceRef, ...(capture.tags ?? []));
+      return runGrowingWrite(ctx, grows, async () => {
+        // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
+        const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
+        return plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture);
+      });
     },
   }),
 }));
