@@ -47,60 +47,80 @@ export interface SupersedesEdge {
  * // Map { 'c' => 0, 'a' => 1, 'b' => 1 }
  */
 export function components(edges: readonly SupersedesEdge[]): Map<string, number> {
-  const out = new Map<string, string[]>();
-  for (const e of edges) {
-    const list = out.get(e.src);
-    if (list) list.push(e.dst);
-    else out.set(e.src, [e.dst]);
-    if (!out.has(e.dst)) out.set(e.dst, []);
-  }
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const component = new Map<string, number>();
+  // Ids become numbers once; the walk then runs over typed arrays (adjacency in CSR form).
+  const number = new Map<string, number>();
+  const ids: string[] = [];
+  const idOf = (id: string) => {
+    let k = number.get(id);
+    if (k === undefined) {
+      k = ids.length;
+      number.set(id, k);
+      ids.push(id);
+    }
+    return k;
+  };
+  const from = new Int32Array(edges.length);
+  const to = new Int32Array(edges.length);
+  edges.forEach((e, i) => {
+    from[i] = idOf(e.src);
+    to[i] = idOf(e.dst);
+  });
+  const n = ids.length;
+  const start = new Int32Array(n + 1);
+  for (const f of from) start[f + 1]!++;
+  for (let v = 0; v < n; v++) start[v + 1]! += start[v]!;
+  const succ = new Int32Array(edges.length);
+  const fill = start.slice(0, n);
+  for (let i = 0; i < edges.length; i++) succ[fill[from[i]!]!++] = to[i]!;
+
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const at = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  const frames = new Int32Array(n);
+  const component = new Int32Array(n);
+  let sp = 0;
   let counter = 0;
   let next = 0;
-  for (const root of out.keys()) {
-    if (index.has(root)) continue;
-    // Each frame: a node and how many of its successors it has looked at.
-    const frames: { node: string; at: number }[] = [{ node: root, at: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
-    while (frames.length > 0) {
-      const frame = frames[frames.length - 1]!;
-      const succ = out.get(frame.node)!;
-      if (frame.at < succ.length) {
-        const w = succ[frame.at++]!;
-        if (!index.has(w)) {
-          index.set(w, counter);
-          low.set(w, counter++);
-          stack.push(w);
-          onStack.add(w);
-          frames.push({ node: w, at: 0 });
-        } else if (onStack.has(w)) {
-          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!));
-        }
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    let depth = 0;
+    const enter = (v: number) => {
+      index[v] = low[v] = counter++;
+      at[v] = start[v]!;
+      stack[sp++] = v;
+      onStack[v] = 1;
+      frames[depth++] = v;
+    };
+    enter(root);
+    while (depth > 0) {
+      const v = frames[depth - 1]!;
+      if (at[v]! < start[v + 1]!) {
+        const w = succ[at[v]!++]!;
+        if (index[w] === -1) enter(w);
+        else if (onStack[w]) low[v] = Math.min(low[v]!, index[w]!);
         continue;
       }
-      frames.pop();
-      const v = frame.node;
-      if (low.get(v) === index.get(v)) {
-        let w: string;
+      depth--;
+      if (low[v] === index[v]) {
+        let w: number;
         do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          component.set(w, next);
+          w = stack[--sp]!;
+          onStack[w] = 0;
+          component[w] = next;
         } while (w !== v);
         next++;
       }
-      const parent = frames[frames.length - 1];
-      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(v)!));
+      if (depth > 0) {
+        const parent = frames[depth - 1]!;
+        low[parent] = Math.min(low[parent]!, low[v]!);
+      }
     }
   }
-  return component;
+  const out = new Map<string, number>();
+  ids.forEach((id, k) => out.set(id, component[k]!));
+  return out;
 }
 
 /**
