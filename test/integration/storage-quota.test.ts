@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../helpers/cli.ts';
+import { type HranaTestServer, startHranaServer } from '../helpers/hrana-server.ts';
 import { APPEND, CAPTURE, FORGET, LINK, RECALL } from '../helpers/operations.ts';
-import type { Data } from '../helpers/server.ts';
+import { type Data, startTestServer } from '../helpers/server.ts';
 import { dumpWorkspace } from '../helpers/workspace-db.ts';
 
 /** A server process with a 1 MB quota per workspace; an empty workspace's file is about 200 KB. */
@@ -28,8 +29,13 @@ interface Answer {
   errors?: { message: string; extensions?: Record<string, unknown> }[];
 }
 
-async function gql(workspace: string, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
-  const res = await fetch(server.url, {
+async function gql(
+  workspace: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  url = server.url,
+): Promise<Answer> {
+  const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query, variables }),
@@ -87,7 +93,9 @@ describe('storage quota (SPHERE_MAX_WORKSPACE_MB)', () => {
     const refusals = await Promise.all([
       gql(ws, CAPTURE, { input: { content: bulky(100) } }),
       gql(ws, APPEND, { id: ids[0], addition: bulky(101) }),
-      gql(ws, LINK, { input: { src: ids[0], dst: ids[1], type: 'RELATES_TO', metadata: { note: 'x'.repeat(15_000) } } }),
+      gql(ws, LINK, {
+        input: { src: ids[0], dst: ids[1], type: 'RELATES_TO', metadata: { note: 'x'.repeat(15_000) } },
+      }),
     ]);
     for (const r of refusals) expect(r.errors?.[0]?.extensions?.code, JSON.stringify(r.errors)).toBe('QUOTA_EXCEEDED');
     const after = await dumpWorkspace(join(dataDir, `${ws}.db`));
@@ -114,5 +122,62 @@ describe('storage quota (SPHERE_MAX_WORKSPACE_MB)', () => {
 
     // Another workspace has a quota of its own.
     expect((await gql('other', CAPTURE, { input: { content: bulky(200) } })).errors).toBeUndefined();
+  });
+});
+
+describe('the quota by mode, and of hosted databases', () => {
+  it('token mode has 1024 MB unless SPHERE_MAX_WORKSPACE_MB says otherwise (0: none); open mode none', async () => {
+    for (const [maxWorkspaceMb, quota] of [
+      [null, 1024 * 1024 * 1024],
+      [0, null],
+      [2.5, 2.5 * 1024 * 1024],
+    ] as const) {
+      const t = await startTestServer({ config: { maxWorkspaceMb } });
+      try {
+        expect((await t.gqlOk(STATS, {}, { workspace: 'open' })).stats.quotaBytes).toBe(maxWorkspaceMb ? quota : null);
+        const { token } = await (await t.server.control()).createToken('tok', 'agent');
+        const stats = await t.gqlOk(STATS, {}, { headers: { authorization: `Bearer ${token}` } });
+        expect(stats.stats.quotaBytes).toBe(quota);
+      } finally {
+        await t.stop();
+      }
+    }
+  });
+
+  it('a hosted database counts its own pages: writes past the quota are refused there too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mini-sphere-quota-hosted-'));
+    let hrana: HranaTestServer | null = null;
+    let hosted: ServerProcess | null = null;
+    try {
+      hrana = await startHranaServer({ dir: join(dir, 'hosted'), token: 'quota-secret' });
+      hosted = await startServerProcess({
+        SPHERE_DATA_DIR: join(dir, 'data'),
+        SPHERE_DB_URL: hrana.urlTemplate,
+        SPHERE_DB_AUTH_TOKEN: 'quota-secret',
+        SPHERE_CONTROL_DB_URL: hrana.url('_control'),
+        SPHERE_MAX_WORKSPACE_MB: '1',
+      });
+      const url = hosted.url;
+      let refused: Answer | null = null;
+      let stored = 0;
+      for (let i = 0; i < 40 && !refused; i++) {
+        const answer = await gql('remote', CAPTURE, { input: { content: bulky(i) } }, url);
+        if (answer.errors) refused = answer;
+        else stored++;
+      }
+      expect(refused?.errors?.[0]?.extensions?.code, JSON.stringify(refused)).toBe('QUOTA_EXCEEDED');
+      expect(stored).toBeGreaterThan(2);
+      const stats = (await gql('remote', STATS, {}, url)).data?.stats;
+      expect(stats).toMatchObject({ entries: stored, quotaBytes: QUOTA });
+      expect(stats?.sizeBytes).toBeGreaterThan(QUOTA / 2);
+      expect(stats?.sizeBytes).toBeLessThanOrEqual(QUOTA);
+    } finally {
+      if (hosted) {
+        hosted.child.kill('SIGTERM');
+        await hosted.exited;
+      }
+      await hrana?.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
