@@ -69,6 +69,7 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_PLAYGROUND', 'on|off: GraphiQL at GET /graphql (on in open mode, off with tokens)'],
   ['SPHERE_TRUSTED_DOCUMENTS', 'path to a trusted-documents manifest; when set, only the operations it lists run'],
   ['SPHERE_MAX_RESPONSE_BYTES', 'largest answer an operation may give, in bytes of JSON (default 16777216)'],
+  ['SPHERE_MAX_WORKSPACE_MB', 'storage quota per workspace in MB; 0 turns it off (off in open mode, 1024 with tokens)'],
   ['SPHERE_INTROSPECTION', 'on|off (on in open mode, off with tokens)'],
   ['SPHERE_CORS_ORIGINS', 'comma-separated exact origins whose web pages may call the API (default none)'],
   ['SPHERE_METRICS_TOKEN', 'with tokens, /metrics needs this bearer token (16+ characters); unset, it is off'],
