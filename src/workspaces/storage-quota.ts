@@ -5,7 +5,7 @@ import type { RootDb } from '../db/client.ts';
 /** The quota of every workspace in token mode when SPHERE_MAX_WORKSPACE_MB does not say. */
 export const DEFAULT_TOKEN_WORKSPACE_MB = 1024;
 
-/** How soon after a write the size is read again; writes in between are counted by estimate. */
+/** How soon after a write the size may be read again; writes in between count by estimate. */
 const REMEASURE_MS = 250;
 /** Workspaces whose size is remembered; the least recently used beyond this are read again when next used. */
 const REMEMBERED_MAX = 10_000;
@@ -42,16 +42,21 @@ interface Size {
   pending: number;
   /** Whether a read has completed: until then the size is unknown. */
   ready: boolean;
+  /** When the last read began (performance.now()). */
+  readAt: number;
+  /** Whether a write committed since the last read began. */
+  dirty: boolean;
   reading: Promise<void> | null;
-  timer: ReturnType<typeof setTimeout> | null;
 }
 
 /**
  * Storage quotas (SPHERE_MAX_WORKSPACE_MB). Each workspace's size is read from its
- * database (see databaseBytes) when first needed and again shortly after writes, never
- * once per write; writes in between count by estimate. A write that would take the
- * workspace past its quota is refused with QUOTA_EXCEEDED before it is queued, so nothing
- * of it is stored; reads, forget, unlink and maintenance are never refused.
+ * database (see databaseBytes) by the first write that needs it, and again by a write that
+ * finds it changed, or would refuse it, once the last read is REMEASURE_MS old: never more
+ * than a few reads a second per workspace, and none without a quota. Writes in between
+ * count by estimate. A write that would take the workspace past its quota is refused with
+ * QUOTA_EXCEEDED before it is queued, so nothing of it is stored; reads, forget, unlink
+ * and maintenance are never refused (what forget frees counts at the next read).
  */
 export class StorageMeter {
   readonly #sizes = new Map<string, Size>();
@@ -61,7 +66,9 @@ export class StorageMeter {
     return {
       quotaBytes,
       admit: (estimate) => this.#admit(workspace, quotaBytes, estimate),
-      wrote: () => this.#wrote(workspace),
+      wrote: () => {
+        if (quotaBytes !== null) this.#entry(workspace.id).dirty = true;
+      },
       size: async () => {
         await this.#read(workspace, true);
         return this.#size(workspace.id);
@@ -71,8 +78,14 @@ export class StorageMeter {
 
   async #admit(workspace: { id: string; db: Pick<RootDb, 'all'> }, quota: number | null, estimate: number) {
     if (quota === null) return;
-    if (!this.#sizes.get(workspace.id)?.ready) await this.#read(workspace, false);
-    const size = this.#size(workspace.id);
+    const s = this.#sizes.get(workspace.id);
+    if (!s?.ready || (s.dirty && this.#due(s))) await this.#read(workspace, false);
+    let size = this.#size(workspace.id);
+    // Before refusing, a read of its own: forget (or an operator) may have made room since.
+    if (size + estimate > quota && this.#due(this.#entry(workspace.id))) {
+      await this.#read(workspace, true);
+      size = this.#size(workspace.id);
+    }
     if (size + estimate > quota) {
       throw new DomainError(
         'QUOTA_EXCEEDED',
@@ -84,23 +97,14 @@ export class StorageMeter {
     this.#entry(workspace.id).pending += estimate;
   }
 
-  /** After a write committed: its pages are read again soon (once for a burst of writes). */
-  #wrote(workspace: { id: string; db: Pick<RootDb, 'all'> }): void {
-    const s = this.#entry(workspace.id);
-    if (s.timer) return;
-    s.timer = setTimeout(() => {
-      s.timer = null;
-      void this.#read(workspace, true).catch(() => {});
-    }, REMEASURE_MS);
-    s.timer.unref?.();
-  }
-
   /** Reads the size (one read at a time per workspace; `fresh` waits for a read begun now). */
   async #read(workspace: { id: string; db: Pick<RootDb, 'all'> }, fresh: boolean): Promise<void> {
     const s = this.#entry(workspace.id);
     if (s.reading && !fresh) return s.reading;
     if (s.reading) await s.reading.catch(() => {});
     const pendingBefore = s.pending;
+    s.readAt = performance.now();
+    s.dirty = false;
     s.reading = databaseBytes(workspace.db)
       .then((bytes) => {
         s.measured = bytes;
@@ -114,6 +118,10 @@ export class StorageMeter {
     return s.reading;
   }
 
+  #due(s: Size): boolean {
+    return performance.now() - s.readAt >= REMEASURE_MS;
+  }
+
   #size(id: string): number {
     const s = this.#sizes.get(id);
     return s ? s.measured + s.pending : 0;
@@ -125,13 +133,9 @@ export class StorageMeter {
       // Most recently used last, so the first is the one to forget.
       this.#sizes.delete(id);
     } else {
-      s = { measured: 0, pending: 0, ready: false, reading: null, timer: null };
+      s = { measured: 0, pending: 0, ready: false, readAt: 0, dirty: false, reading: null };
       const oldest = this.#sizes.size >= REMEMBERED_MAX ? this.#sizes.keys().next().value : undefined;
-      if (oldest !== undefined) {
-        const dropped = this.#sizes.get(oldest);
-        if (dropped?.timer) clearTimeout(dropped.timer);
-        this.#sizes.delete(oldest);
-      }
+      if (oldest !== undefined) this.#sizes.delete(oldest);
     }
     this.#sizes.set(id, s);
     return s;
@@ -144,7 +148,7 @@ export interface WorkspaceStorage {
   readonly quotaBytes: number | null;
   /** Refuses with QUOTA_EXCEEDED a write of about `estimate` bytes that would take the workspace past its quota. */
   admit(estimate: number): Promise<void>;
-  /** Tells of a committed write, so the size is read again soon. */
+  /** Tells of a write that may have stored more, so the next write reads the size again when due. */
   wrote(): void;
   /** The size now, read afresh. */
   size(): Promise<number>;
