@@ -119,7 +119,7 @@ export function components(edges: readonly SupersedesEdge[]): Map<string, number
     }
   }
   const out = new Map<string, number>();
-  ids.forEach((id, k) => out.set(id, component[k]!));
+  for (const [k, id] of ids.entries()) out.set(id, component[k]!);
   return out;
 }
 
