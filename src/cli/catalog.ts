@@ -198,7 +198,7 @@ export const CATALOG: CommandEntry[] = [
   {
     name: 'import',
     summary: 'import a JSON Lines export into a workspace, all or nothing',
-    usage: ['import --workspace W [--create] [--from V] [--json] FILE'],
+    usage: ['import --workspace W [--create] [--from V] [--max-line-mb N] [--json] FILE'],
     details:
       'Ids and timestamps are kept and existing ids skipped, so importing twice changes nothing. A file\n' +
       'that is cut off, breaks a limit or, for an existing W, is not an export of W (or of V, with\n' +
@@ -211,6 +211,7 @@ export const CATALOG: CommandEntry[] = [
         '--from V',
         "the workspace the file was exported from: needed to merge V's export into an existing workspace of another name",
       ],
+      ['--max-line-mb N', 'read lines up to N MB (default 8); longer ones refuse the file'],
       ['--json', 'print the report as JSON'],
       ['FILE', 'the export to read, or - for stdin'],
       HELP_FLAG,

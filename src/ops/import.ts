@@ -14,7 +14,7 @@ import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds, kindGateProblem } from '../memory/link.ts';
 import { components, cycleBreaks } from '../memory/supersession.ts';
 import { fsyncPath } from './files.ts';
-import { readLines } from './lines.ts';
+import { LINE_MAX_BYTES, readLines } from './lines.ts';
 import type { Progress } from './progress.ts';
 import {
   type EdgeRecord,
@@ -48,6 +48,8 @@ export interface ExportSummary {
   workspace: string;
   entries: number;
   edges: number;
+  /** The longest line read, in bytes (both passes hold to the same bound). */
+  maxLineBytes: number;
   /** The file's SUPERSEDES edges, checked against the target workspace's before anything is written. */
   supersedes: { src: string; dst: string; line: number }[];
 }
@@ -59,6 +61,8 @@ export interface ImportOptions {
   progress: (total: number) => Progress;
   /** How the file is named in messages; its path when absent. */
   name?: string;
+  /** The longest line read, in bytes; LINE_MAX_BYTES when absent. */
+  maxLineBytes?: number;
 }
 
 /** Entries per insert round; also capped by content size so one round's rows stay small. */
@@ -110,6 +114,7 @@ export async function importFile(config: Config, id: string, path: string, opts:
     from: opts.from,
     anySource,
     imported,
+    maxLineBytes: opts.maxLineBytes,
   });
   if (target && creating) return importIntoNewFile(id, target, summary, opts);
   return withWorkspace(config, id, (ws) => writeImport(ws, summary, { ...opts, oneTransaction: location.local }));
@@ -166,9 +171,9 @@ async function importIntoNewFile(
   }
 }
 
-/** The file's lines, strictly: valid UTF-8, none longer than LINE_MAX_BYTES (lines.ts). */
-function lines(path: string) {
-  return readLines(path);
+/** The file's lines, strictly: valid UTF-8, none longer than `maxBytes` (lines.ts). */
+function lines(path: string, maxBytes: number = LINE_MAX_BYTES) {
+  return readLines(path, maxBytes);
 }
 
 /** One line of text: a problem is reported on the line the command prints. */
@@ -225,6 +230,8 @@ type ValidateOptions = {
   anySource?: boolean;
   /** Headers that will do besides `from ?? into`: sources of earlier imports into it. */
   imported?: readonly string[];
+  /** The longest line read, in bytes; LINE_MAX_BYTES when absent. */
+  maxLineBytes?: number | undefined;
 };
 type Problem = (message: string) => void;
 
@@ -248,8 +255,9 @@ export async function validateExport(path: string, opts: ValidateOptions): Promi
     nonBlank: 0,
     fatal: false,
   };
+  const maxLineBytes = opts.maxLineBytes ?? LINE_MAX_BYTES;
   try {
-    for await (const line of lines(path)) {
+    for await (const line of lines(path, maxLineBytes)) {
       scan.lineNo++;
       if (line.trim() === '') continue;
       scan.nonBlank++;
@@ -284,6 +292,7 @@ export async function validateExport(path: string, opts: ValidateOptions): Promi
     workspace: header.workspace,
     entries: scan.entryLines.size,
     edges: scan.edgeCount,
+    maxLineBytes,
     supersedes: scan.supersedesList,
   };
 }
@@ -502,7 +511,7 @@ async function writeRecords(
 
   // The file was validated, but it is read a second time and may have changed since.
   let lineNo = 0;
-  for await (const line of lines(summary.path)) {
+  for await (const line of lines(summary.path, summary.maxLineBytes)) {
     lineNo++;
     bar.increment();
     if (line.trim() === '') continue;

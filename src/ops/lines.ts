@@ -2,9 +2,10 @@ import { createReadStream } from 'node:fs';
 import { badInput } from '../contract/errors.ts';
 
 /**
- * The longest line an import reads, in bytes (newline excluded): far above any record the
- * API can produce at its limits (an entry of 100,000 characters and its revisions), and a
- * bound on what one line can cost, since a line is parsed whole.
+ * The longest line an import reads by default, in bytes (newline excluded): an entry of
+ * 100,000 characters with dozens of revisions fits, and it bounds what one line can cost,
+ * since a line is parsed whole. An entry with a longer history exports a longer line;
+ * `import --max-line-mb` reads it.
  */
 export const LINE_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -65,7 +66,10 @@ export async function* readLines(path: string, maxBytes: number = LINE_MAX_BYTES
 }
 
 const tooLong = (lineNo: number, maxBytes: number) =>
-  badInput(`line ${lineNo}: longer than ${maxBytes} bytes; no record of an export is that long`);
+  badInput(
+    `line ${lineNo}: longer than ${maxBytes} bytes (an entry with that much revision history may be; ` +
+      'pass --max-line-mb to read longer lines)',
+  );
 
 /** Where the first invalid byte of a line is, for the message: "byte 17 (0xff)". */
 function invalidAt(line: Buffer): string {

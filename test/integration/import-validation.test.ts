@@ -436,7 +436,7 @@ describe('import reads strictly', () => {
       await rm(file, { force: true });
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(
-        /line 3: longer than 8388608 bytes; no record of an export is that long; nothing was imported/,
+        /line 3: longer than 8388608 bytes \(an entry with that much revision history may be; pass --max-line-mb to read longer lines\); nothing was imported/,
       );
       const peakMb = Number(/peak-rss-kb (\d+)/.exec(res.stderr)?.[1]) / 1024;
       console.log(`import of a file with a 150 MB line: refused, peak RSS ${peakMb.toFixed(0)} MB`);
@@ -444,6 +444,34 @@ describe('import reads strictly', () => {
       expect(peakMb).toBeGreaterThan(0);
       expect(peakMb).toBeLessThan(150);
       expect(await filesOf(ws)).toEqual([]);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+});
+
+describe('import --max-line-mb', () => {
+  it(
+    'reads the long line of an entry with a long history when asked to, and refuses it by default',
+    async () => {
+      const ws = freshWorkspace('history');
+      // 90 revisions of 100,000 characters: a 9 MB line, as export writes such an entry.
+      const revisions = Array.from({ length: 90 }, (_, i) => ({
+        content: `${i} `.padEnd(100_000, 'y'),
+        op: 'UPDATE',
+        at: AT,
+      }));
+      const file = await writeExport(jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { revisions })])));
+      const refused = await runCli(['import', '--workspace', ws, '--create', file], env());
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/line 3: longer than 8388608 bytes .*pass --max-line-mb/);
+      expect(await filesOf(ws)).toEqual([]);
+      const read = await runCli(
+        ['import', '--workspace', ws, '--create', '--max-line-mb', '16', file, '--json'],
+        env(),
+      );
+      expect(read.stderr).toBe('');
+      expect(read.code).toBe(0);
+      expect(JSON.parse(read.stdout)).toMatchObject({ entries: { imported: 2 }, revisions: 90 });
     },
     CLI_TEST_TIMEOUT,
   );
