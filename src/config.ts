@@ -30,6 +30,11 @@ export interface Config {
   maxSubscriptionsPerWorkspace: number;
   /** Largest answer a GraphQL operation may give, in bytes of JSON; larger ones are refused. */
   maxResponseBytes: number;
+  /**
+   * Storage quota of each workspace in MB (SPHERE_MAX_WORKSPACE_MB); null for the mode's
+   * default (none in open mode, 1024 with tokens), 0 for none at all.
+   */
+  maxWorkspaceMb: number | null;
   /** A trusted-documents manifest: when set, only the operations it lists run. */
   trustedDocuments: string | null;
   /** Introspection: on, off, or null for the mode default (on in open mode, off with tokens). */
@@ -140,6 +145,7 @@ const envSchema = z.object({
       .min(1024)
       .default(16 * 1024 * 1024),
   ),
+  SPHERE_MAX_WORKSPACE_MB: optional.pipe(z.coerce.number<string | undefined>().min(0).optional()),
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
   SPHERE_WRITER_THREAD: optional.pipe(z.enum(['on', 'off']).default('on')),
@@ -216,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxSocketsPerClient: e.SPHERE_MAX_SOCKETS_PER_CLIENT,
     maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
     maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
+    maxWorkspaceMb: e.SPHERE_MAX_WORKSPACE_MB ?? null,
     trustedDocuments: e.SPHERE_TRUSTED_DOCUMENTS ?? null,
     introspection: e.SPHERE_INTROSPECTION === undefined ? null : e.SPHERE_INTROSPECTION === 'on',
     logLevel: e.LOG_LEVEL,

@@ -69,6 +69,7 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_PLAYGROUND', 'on|off: GraphiQL at GET /graphql (on in open mode, off with tokens)'],
   ['SPHERE_TRUSTED_DOCUMENTS', 'path to a trusted-documents manifest; when set, only the operations it lists run'],
   ['SPHERE_MAX_RESPONSE_BYTES', 'largest answer an operation may give, in bytes of JSON (default 16777216)'],
+  ['SPHERE_MAX_WORKSPACE_MB', 'storage quota per workspace in MB; 0 turns it off (off in open mode, 1024 with tokens)'],
   ['SPHERE_INTROSPECTION', 'on|off (on in open mode, off with tokens)'],
   ['SPHERE_CORS_ORIGINS', 'comma-separated exact origins whose web pages may call the API (default none)'],
   ['SPHERE_METRICS_TOKEN', 'with tokens, /metrics needs this bearer token (16+ characters); unset, it is off'],
@@ -128,12 +129,24 @@ export const CATALOG: CommandEntry[] = [
   },
   {
     name: 'check',
-    summary: 'check integrity, full-text index, neighbour lists, references and event log',
-    usage: ['check --workspace W [--json] [--create]'],
-    details: 'Exit status 1 on any problem.',
-    flags: [WORKSPACE_FLAG, ['--json', 'print the report as JSON (dates in ISO-8601)'], CREATE_FLAG, HELP_FLAG],
+    summary: 'check integrity, full-text index, neighbour lists, references, supersession and event log',
+    usage: ['check --workspace W [--json] [--create] [--fix]'],
+    details:
+      'Exit status 1 on any problem. --fix first breaks cycles of SUPERSEDES edges (older data may hold them) by ' +
+      'dropping the newest edge of each, with an UNLINKED event per edge and an audit row, then checks.',
+    flags: [
+      WORKSPACE_FLAG,
+      ['--json', 'print the report as JSON (dates in ISO-8601)'],
+      CREATE_FLAG,
+      ['--fix', 'break cycles of supersession before checking'],
+      HELP_FLAG,
+    ],
     env: STORAGE_ENV,
-    examples: ['mini-sphere check --workspace acme', 'mini-sphere check --workspace acme --json'],
+    examples: [
+      'mini-sphere check --workspace acme',
+      'mini-sphere check --workspace acme --json',
+      'mini-sphere check --workspace acme --fix',
+    ],
     load: maintenance('check'),
   },
   {
@@ -189,7 +202,7 @@ export const CATALOG: CommandEntry[] = [
   {
     name: 'import',
     summary: 'import a JSON Lines export into a workspace, all or nothing',
-    usage: ['import --workspace W [--create] [--from V] [--json] FILE'],
+    usage: ['import --workspace W [--create] [--from V] [--max-line-mb N] [--json] FILE'],
     details:
       'Ids and timestamps are kept and existing ids skipped, so importing twice changes nothing. A file\n' +
       'that is cut off, breaks a limit or, for an existing W, is not an export of W (or of V, with\n' +
@@ -202,6 +215,7 @@ export const CATALOG: CommandEntry[] = [
         '--from V',
         "the workspace the file was exported from: needed to merge V's export into an existing workspace of another name",
       ],
+      ['--max-line-mb N', 'read lines up to N MB (default 8); longer ones refuse the file'],
       ['--json', 'print the report as JSON'],
       ['FILE', 'the export to read, or - for stdin'],
       HELP_FLAG,

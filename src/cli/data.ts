@@ -10,6 +10,7 @@ import { backupWorkspace } from '../ops/backup.ts';
 import { exportWorkspace } from '../ops/export.ts';
 import { writeThenRename } from '../ops/files.ts';
 import { type ImportOptions, type ImportReport, importFile } from '../ops/import.ts';
+import { LINE_MAX_BYTES } from '../ops/lines.ts';
 import { progressBar } from '../ops/progress.ts';
 import { withWorkspace } from '../ops/workspace.ts';
 import { CREATE_FLAG, JSON_FLAG, parseCommand, WORKSPACE, workspaceArg } from './args.ts';
@@ -78,16 +79,17 @@ async function exportToFile(config: Config, id: string, path: string) {
 async function importCommand(config: Config, args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     args,
-    { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG, from: { type: 'string' } },
+    { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG, from: { type: 'string' }, 'max-line-mb': { type: 'string' } },
     1,
   );
   const id = workspaceArg(values.workspace);
   const from = values.from === undefined ? undefined : workspaceArg(values.from, '--from');
+  const maxLineBytes = lineBound(values['max-line-mb']);
   const [file] = positionals;
   if (!file) throw usage('missing the FILE to import (- for stdin)');
   requireWorkspace(config, id, values.create);
   if (file !== '-') requireFile(file);
-  const opts = { from, actor: CLI_ACTOR, progress: (total: number) => progressBar('import', total) };
+  const opts = { from, maxLineBytes, actor: CLI_ACTOR, progress: (total: number) => progressBar('import', total) };
   const r = file === '-' ? await importStdin(config, id, opts) : await importFile(config, id, resolve(file), opts);
   if (values.json) {
     printJson(r);
@@ -98,6 +100,16 @@ async function importCommand(config: Config, args: string[]): Promise<number> {
       `tags ${r.tags}; revisions ${r.revisions}; edges ${r.edges.imported} new, ${r.edges.skipped} already there`,
   );
   return 0;
+}
+
+/** --max-line-mb as bytes: the default (LINE_MAX_BYTES) when absent. */
+function lineBound(value: string | undefined): number {
+  if (value === undefined) return LINE_MAX_BYTES;
+  const mb = Number(value);
+  if (!Number.isFinite(mb) || mb < 1 || mb > 1024) {
+    throw usage(`--max-line-mb must be a number of MB from 1 to 1024, got ${JSON.stringify(value)}`);
+  }
+  return Math.round(mb * 1024 * 1024);
 }
 
 /** A file to read, named as the user typed it when it is not there. */

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { usage } from '../contract/errors.ts';
 import { upkeepImpactIndexFully } from '../db/impact-upkeep.ts';
 import { runStalenessPass } from '../memory/staleness.ts';
-import { checkWorkspace, formatCheckReport } from '../ops/check.ts';
+import { checkWorkspace, formatCheckReport, formatRepairReport, repairWorkspace } from '../ops/check.ts';
 import { reindexWorkspace } from '../ops/reindex.ts';
 import { reindexVectors } from '../ops/vectors.ts';
 import { listLocalWorkspaces, withWorkspace } from '../ops/workspace.ts';
@@ -68,15 +68,25 @@ async function maintainCommand(config: Config, args: string[]): Promise<number> 
 }
 
 async function checkCommand(config: Config, args: string[]): Promise<number> {
-  const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG });
+  const { values } = parseCommand(args, { ...WORKSPACE, ...JSON_FLAG, ...CREATE_FLAG, fix: { type: 'boolean' } });
   const id = workspaceArg(values.workspace);
   requireWorkspace(config, id, values.create);
   const vectorModel = configuredVectorModel(config);
-  const report = await withWorkspace(config, id, (ws) => checkWorkspace(ws, { vectorModel }), {
-    create: values.create,
-  });
-  if (values.json) printJson(report, 2);
-  else print(formatCheckReport(report));
+  // --fix repairs what a write can repair (cycles of supersession), then checks what is left.
+  const { repair, report } = await withWorkspace(
+    config,
+    id,
+    async (ws) => {
+      const repair = values.fix ? await repairWorkspace(ws, CLI_ACTOR) : null;
+      return { repair, report: await checkWorkspace(ws, { vectorModel }) };
+    },
+    { create: values.create },
+  );
+  if (values.json) printJson(repair ? { ...report, repaired: repair } : report, 2);
+  else {
+    if (repair) print(formatRepairReport(repair));
+    print(formatCheckReport(report));
+  }
   return report.ok ? 0 : 1;
 }
 

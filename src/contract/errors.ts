@@ -15,6 +15,10 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   /** An answer larger than SPHERE_MAX_RESPONSE_BYTES. */
   | 'RESPONSE_TOO_LARGE'
+  /** A SUPERSEDES edge that would close a cycle (an entry superseding itself through a chain); nothing was written. */
+  | 'SUPERSEDES_CYCLE'
+  /** A write that would take the workspace past SPHERE_MAX_WORKSPACE_MB; nothing was written. */
+  | 'QUOTA_EXCEEDED'
   /** A command line that does not parse: unknown flags, missing arguments (exit status 2). */
   | 'USAGE';
 

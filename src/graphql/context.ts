@@ -4,6 +4,7 @@ import type { LlmBinding, LlmWorkspace } from '../memory/llm/binding.ts';
 import type { Access } from '../workspaces/access.ts';
 import type { WriteQuota } from '../workspaces/rate-limit.ts';
 import type { WorkspaceView } from '../workspaces/registry.ts';
+import type { WorkspaceStorage } from '../workspaces/storage-quota.ts';
 import type { Loaders } from './loaders.ts';
 
 /** What every resolver gets: who is calling, their workspace, loaders and the event bus. */
@@ -22,6 +23,8 @@ export interface Context {
   now: () => number;
   /** This operation's writes against the workspace's rate limit. */
   writeQuota: WriteQuota;
+  /** The workspace's size against its storage quota (SPHERE_MAX_WORKSPACE_MB). */
+  storage: WorkspaceStorage;
   /** Writes a privileged call to the control database's audit log (token id, workspace, time). */
   audit: (action: string, details: Record<string, unknown>) => Promise<void>;
 }

@@ -41,6 +41,27 @@ export function runWrite<T>(
 }
 
 /**
+ * A client write that stores more (capture, append, update, link): as runWrite, and the
+ * workspace's storage quota must have room for about `grows` bytes (see writeEstimate), or
+ * it is refused with QUOTA_EXCEEDED before `make` prepares it (an embedding, say) and
+ * before anything is queued. Writes that store nothing new (forget, unlink, a status,
+ * maintenance) go through runWrite and pass any quota.
+ */
+export async function runGrowingWrite<T>(
+  ctx: Context,
+  grows: number,
+  make: () => WriteFn<T> | PlannedWrite<T> | Promise<WriteFn<T> | PlannedWrite<T>>,
+): Promise<T> {
+  assertCan(ctx.access, 'write');
+  await ctx.storage.admit(grows);
+  try {
+    return await runWrite(ctx, await make());
+  } finally {
+    ctx.storage.wrote();
+  }
+}
+
+/**
  * What the mutation guard (mutation-guard.ts) reads from a root mutation field's
  * `extensions` before any field of the document runs.
  */

@@ -5,6 +5,7 @@ import { LIMITS } from '../contract/limits.ts';
 import { edgeSnapshot, edgeToRow, entryFromRow } from '../db/mappers.ts';
 import type { PlannedWrite } from '../db/planned-write.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
+import { SUPERSEDES_WALK_MAX, supersedesWalk } from './supersession.ts';
 
 export interface LinkInput {
   src: string;
@@ -81,35 +82,30 @@ function endsFrom(input: { src: string; dst: string }, answers: readonly ResultS
 /**
  * Links two entries of the workspace, enforcing the kind gates. Re-linking an existing
  * (src, dst, type) keeps the heavier weight and the stronger provenance and merges
- * metadata keys. SUPERSEDES also marks its target SUPERSEDED. A planned write: it reads
- * both ends and the edge (and, for SUPERSEDES, the reverse edge) and decides from them,
- * so a hosted database answers it in the writer's two round trips.
+ * metadata keys. SUPERSEDES also marks its target SUPERSEDED, and is refused with
+ * SUPERSEDES_CYCLE when the target already supersedes the source, directly or through a
+ * chain (supersession stays a forest, so every walk along it ends). A planned write: it
+ * reads both ends, the edge and, for SUPERSEDES, the chain below the target, and decides
+ * from them, so a hosted database answers it in the writer's two round trips.
  */
 export function linkWrite(input: LinkInput): PlannedWrite<Linked> {
   checkLinkInput(input);
   const ends = canonicalEnds(input.src, input.dst, input.type);
   const supersedes = input.type === 'SUPERSEDES';
   return {
-    keys: [
-      ...edgeKeys(input.src, input.dst, ends, input.type),
-      ...(supersedes ? [`edge:${input.dst}|${input.src}|SUPERSEDES`] : []),
-    ],
+    // Two SUPERSEDES links never share a group: each one's walk must see the edge the other adds.
+    keys: [...edgeKeys(input.src, input.dst, ends, input.type), ...(supersedes ? [SUPERSEDES_KEY] : [])],
     reads: [
       { sql: ENTRY_BY_ID, args: [input.src] },
       { sql: ENTRY_BY_ID, args: [input.dst] },
       { sql: EDGE_AT, args: [ends[0], ends[1], input.type] },
-      ...(supersedes ? [{ sql: EDGE_AT, args: [input.dst, input.src, 'SUPERSEDES'] }] : []),
+      ...(supersedes ? [supersedesWalk(input.src, input.dst)] : []),
     ],
     decide(plan, answers) {
       const [src, dst] = endsFrom(input, answers);
       const mismatch = kindGateProblem(input.type, src.kind, dst.kind);
       if (mismatch) throw new DomainError('EDGE_KIND_MISMATCH', mismatch);
-      if (supersedes && answers[3]?.rows[0]) {
-        throw badInput(
-          `${dst.id} already supersedes ${src.id}; two entries cannot supersede each other (unlink that edge first)`,
-          'dst',
-        );
-      }
+      if (supersedes) refuseCycle(src.id, dst.id, answers[3]?.rows[0]);
       const oldRow = answers[2]?.rows[0];
       const old = oldRow ? edgeFromSql(oldRow) : null;
       const edge = mergedEdge(old, plan.now, {
@@ -139,6 +135,27 @@ export function linkWrite(input: LinkInput): PlannedWrite<Linked> {
       return { edge, source: byId.get(edge.src)!, target: byId.get(edge.dst)! };
     },
   };
+}
+
+const SUPERSEDES_KEY = 'supersedes';
+
+/** Throws SUPERSEDES_CYCLE when the walk below `dst` reached `src` (or could not finish). */
+function refuseCycle(src: string, dst: string, walk: Row | undefined): void {
+  if (Number(walk?.closes ?? 0) === 1) {
+    throw new DomainError(
+      'SUPERSEDES_CYCLE',
+      `${dst} already supersedes ${src}, directly or through a chain; ${src} SUPERSEDES ${dst} would make a cycle ` +
+        '(unlink an edge of that chain first)',
+      { field: 'dst' },
+    );
+  }
+  if (Number(walk?.reached ?? 0) > SUPERSEDES_WALK_MAX) {
+    throw new DomainError(
+      'SUPERSEDES_CYCLE',
+      `${dst} supersedes more than ${SUPERSEDES_WALK_MAX} entries through its chain; a cycle through ${src} cannot be ruled out`,
+      { field: 'dst' },
+    );
+  }
 }
 
 /**

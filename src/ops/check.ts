@@ -1,6 +1,9 @@
-import type { Client } from '@libsql/client';
+import type { Client, ResultSet } from '@libsql/client';
 import { checkImpactIndex, type ImpactCheck } from '../db/impact-index.ts';
+import { edgeFromRow, edgeSnapshot } from '../db/mappers.ts';
+import type { EdgeRow } from '../db/schema.ts';
 import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
+import { type CycleBreak, cycleBreaks } from '../memory/supersession.ts';
 import { checkVectors, type VectorCheck } from './vectors.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
@@ -30,6 +33,11 @@ export interface CheckReport {
   invalidEdges: number;
   /** Entries whose stored neighbour list differs from one derived from edges now. */
   staleNeighbours: number;
+  /**
+   * Cycles of SUPERSEDES edges (data written before link refused them): each tangle of
+   * cycles, the entries it runs through and the newest edges `check --fix` would drop.
+   */
+  supersedesCycles: SupersedesCycleReport[];
   /** The impact index against FTS5, on a sample of its terms. */
   impact: ImpactCheck;
   /** The event log's seq must run 1..count with no gap. */
@@ -42,6 +50,20 @@ export interface CheckReport {
   checkedAt: string;
 }
 
+/** One tangle of supersession cycles as the report shows it. */
+export interface SupersedesCycleReport {
+  /** The entries it runs through (the first CYCLE_IDS_SHOWN, sorted). */
+  entries: string[];
+  /** How many entries it runs through. */
+  size: number;
+  /** The edges whose removal breaks it, newest first. */
+  drop: { src: string; dst: string; createdAt: string }[];
+}
+
+/** How many tangles a report lists, and how many ids of each. */
+const CYCLES_SHOWN = 100;
+const CYCLE_IDS_SHOWN = 20;
+
 type Reader = Pick<Client, 'execute'>;
 
 const count = async (client: Reader, sql: string): Promise<number> =>
@@ -49,8 +71,8 @@ const count = async (client: Reader, sql: string): Promise<number> =>
 
 /**
  * Checks a workspace database: SQLite's integrity check, the FTS index against its
- * content, the impact index against FTS5 (on a sample), row counts, references to missing entries, edge rules and the event log's
- * seq. Reads run in one read transaction (a consistent snapshot beside a running
+ * content, the impact index against FTS5 (on a sample), row counts, references to missing entries, edge rules,
+ * cycles of supersession and the event log's seq. Reads run in one read transaction (a consistent snapshot beside a running
  * server); the FTS check runs first on its own, as SQLite treats it as a write.
  */
 export async function checkWorkspace(
@@ -71,6 +93,7 @@ export async function checkWorkspace(
     const dangling = await countDangling(tx, problems);
     const invalidEdges = await countInvalidEdges(tx, problems);
     const staleNeighbours = await countStaleNeighbours(tx, problems);
+    const supersedesCycles = await checkSupersedesCycles(tx, problems);
     const eventLog = await checkEventLog(tx, problems);
     return {
       workspace: ws.id,
@@ -82,6 +105,7 @@ export async function checkWorkspace(
       dangling,
       invalidEdges,
       staleNeighbours,
+      supersedesCycles,
       impact,
       eventLog,
       vectors,
@@ -173,6 +197,75 @@ async function countStaleNeighbours(tx: Reader, problems: string[]): Promise<num
   return staleNeighbours;
 }
 
+/**
+ * The SUPERSEDES edges that may lie on a cycle: an edge on a cycle leaves an entry something
+ * supersedes and reaches one that supersedes something, which rules out every chain's first
+ * and last edge at the cost of two index probes each.
+ */
+const CYCLE_CANDIDATES = `SELECT * FROM edges e WHERE e.type = 'SUPERSEDES'
+  AND EXISTS (SELECT 1 FROM edges i INDEXED BY edges_supersedes_idx WHERE i.dst = e.src AND i.type = 'SUPERSEDES')
+  AND EXISTS (SELECT 1 FROM edges o WHERE o.src = e.dst AND o.type = 'SUPERSEDES')`;
+
+/** The workspace's tangles of SUPERSEDES cycles, with the edges that break each. */
+async function supersedesCycleBreaks(read: (sql: string) => Promise<ResultSet>): Promise<CycleBreak<EdgeRow>[]> {
+  const candidates = (await read(CYCLE_CANDIDATES)).rows.map((r) => edgeFromRow(r as Record<string, unknown>));
+  return cycleBreaks(candidates);
+}
+
+async function checkSupersedesCycles(tx: Reader, problems: string[]): Promise<SupersedesCycleReport[]> {
+  const breaks = await supersedesCycleBreaks((sql) => tx.execute(sql));
+  if (breaks.length > 0) {
+    const entries = breaks.reduce((n, b) => n + b.entries.length, 0);
+    problems.push(
+      `${breaks.length} cycle(s) of SUPERSEDES edges through ${entries} entries (an entry superseding itself ` +
+        'through a chain); run check --fix to drop the newest edge of each',
+    );
+  }
+  return breaks.slice(0, CYCLES_SHOWN).map((b) => ({
+    entries: b.entries.slice(0, CYCLE_IDS_SHOWN),
+    size: b.entries.length,
+    drop: b.drop.map((e) => ({ src: e.src, dst: e.dst, createdAt: new Date(e.createdAt).toISOString() })),
+  }));
+}
+
+/** What `check --fix` changed. */
+export interface RepairReport {
+  workspace: string;
+  /** The SUPERSEDES edges dropped to break cycles, newest first within each cycle. */
+  droppedEdges: { src: string; dst: string; type: 'SUPERSEDES'; createdAt: string }[];
+}
+
+/**
+ * Breaks every cycle of SUPERSEDES edges by dropping the newest edges that close them (a
+ * single cycle loses exactly its newest edge), in one write: an UNLINKED event per edge
+ * and one audit row naming them. A workspace without cycles is left as it is, audit log
+ * included.
+ */
+export async function repairWorkspace(ws: OpsWorkspace, actor: string): Promise<RepairReport> {
+  const dropped = await ws.writer.run(async (scope) => {
+    const drop = (await supersedesCycleBreaks((sql) => scope.exec(sql))).flatMap((b) => b.drop);
+    if (drop.length === 0) return [];
+    for (const edge of drop) {
+      await scope.exec("DELETE FROM edges WHERE src = ? AND dst = ? AND type = 'SUPERSEDES'", [edge.src, edge.dst]);
+      await scope.emit({ type: 'UNLINKED', entryId: edge.src, edge: edgeSnapshot(edge) });
+    }
+    const droppedEdges = drop.map((e) => ({
+      src: e.src,
+      dst: e.dst,
+      type: 'SUPERSEDES' as const,
+      createdAt: new Date(e.createdAt).toISOString(),
+    }));
+    await scope.exec('INSERT INTO audit_log (at, actor, action, details) VALUES (?, ?, ?, ?)', [
+      scope.now,
+      actor,
+      'break_supersedes_cycles',
+      JSON.stringify({ droppedEdges }),
+    ]);
+    return droppedEdges;
+  });
+  return { workspace: ws.id, droppedEdges: dropped };
+}
+
 async function checkEventLog(tx: Reader, problems: string[]): Promise<CheckReport['eventLog']> {
   const seq = (await tx.execute('SELECT count(*), min(seq), max(seq) FROM events')).rows[0];
   const eventCount = Number(seq?.[0] ?? 0);
@@ -195,6 +288,7 @@ export function formatCheckReport(r: CheckReport): string {
     `  dangling         tags ${d.tags}, edges ${d.edges}, revisions ${d.revisions}`,
     `  invalid edges    ${r.invalidEdges}`,
     `  neighbour lists  ${r.staleNeighbours === 0 ? 'ok' : `${r.staleNeighbours} OUT OF STEP`}`,
+    `  supersession     ${r.supersedesCycles.length === 0 ? 'no cycles' : `${r.supersedesCycles.length} CYCLE(S)`}`,
     `  impact index     ${r.impact.problems.length === 0 ? 'ok' : 'OUT OF STEP'} (${r.impact.terms} terms, ${r.impact.postings} postings; sampled ${r.impact.sampled.length})`,
     `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,
   ];
@@ -204,6 +298,20 @@ export function formatCheckReport(r: CheckReport): string {
       `  vectors          ${v.model}: ${v.current} current, ${v.lacking} lacking${v.lacking > 0 ? ' (the server fills them in; reindex --vectors rebuilds all)' : ''}`,
     );
   }
+  for (const c of r.supersedesCycles) {
+    const more = c.size > c.entries.length ? ` and ${c.size - c.entries.length} more` : '';
+    const drop = c.drop.map((e) => `${e.src} -> ${e.dst}`).join(', ');
+    lines.push(`  cycle through ${c.entries.join(', ')}${more}; --fix drops ${drop}`);
+  }
   for (const p of r.problems) lines.push(`PROBLEM: ${p}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What `check --fix` prints before the check. */
+export function formatRepairReport(r: RepairReport): string {
+  if (r.droppedEdges.length === 0) return `workspace ${r.workspace}: nothing to repair`;
+  const edges = r.droppedEdges.map((e) => `  dropped SUPERSEDES ${e.src} -> ${e.dst} (created ${e.createdAt})`);
+  return [`workspace ${r.workspace}: broke cycles of supersession by dropping ${edges.length} edge(s)`, ...edges].join(
+    '\n',
+  );
 }

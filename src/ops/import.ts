@@ -1,8 +1,7 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { link, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { EntryKind } from '../contract/enums.ts';
 import { badInput, DomainError } from '../contract/errors.ts';
@@ -14,7 +13,9 @@ import { edgeToRow } from '../db/mappers.ts';
 import { auditLog, edges, entries, revisions, tags } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
 import { canonicalEnds, kindGateProblem } from '../memory/link.ts';
+import { components, cycleBreaks } from '../memory/supersession.ts';
 import { fsyncPath } from './files.ts';
+import { LINE_MAX_BYTES, readLines } from './lines.ts';
 import type { Progress } from './progress.ts';
 import {
   type EdgeRecord,
@@ -48,6 +49,8 @@ export interface ExportSummary {
   workspace: string;
   entries: number;
   edges: number;
+  /** The longest line read, in bytes (both passes hold to the same bound). */
+  maxLineBytes: number;
   /** The file's SUPERSEDES edges, checked against the target workspace's before anything is written. */
   supersedes: { src: string; dst: string; line: number }[];
 }
@@ -59,6 +62,8 @@ export interface ImportOptions {
   progress: (total: number) => Progress;
   /** How the file is named in messages; its path when absent. */
   name?: string;
+  /** The longest line read, in bytes; LINE_MAX_BYTES when absent. */
+  maxLineBytes?: number;
 }
 
 /** Entries per insert round; also capped by content size so one round's rows stay small. */
@@ -76,9 +81,10 @@ const MAX_REPORTED_PROBLEMS = 5;
  * A first pass reads the whole file and refuses it, before any database is opened, unless
  * it is a complete export of the expected workspace (of any, when the import creates the
  * workspace and no `from` is given) within the API's limits: header first,
- * then entries with unique ids, then edges whose ends are entries of the file and no two
- * entries superseding each other, then an end record whose counts match. That pass keeps
- * only ids, so memory stays bounded by the number of entries, not the file's size.
+ * then entries with unique ids, then edges whose ends are entries of the file, each once,
+ * with no cycle of supersession, then an end record whose counts match. Lines are read
+ * strictly (valid UTF-8, at most LINE_MAX_BYTES each). That pass keeps only ids, so memory
+ * stays bounded by the number of entries and edges, not the file's size.
  *
  * The second pass writes. A workspace that does not exist yet is built in a temporary file
  * beside its final name and linked into place when complete, so a failure or a crash never
@@ -110,6 +116,7 @@ export async function importFile(config: Config, id: string, path: string, opts:
     from: opts.from,
     anySource,
     imported,
+    maxLineBytes: opts.maxLineBytes,
   });
   if (target && creating) return importIntoNewFile(id, target, summary, opts);
   return withWorkspace(config, id, (ws) => writeImport(ws, summary, { ...opts, oneTransaction: location.local }));
@@ -166,8 +173,9 @@ async function importIntoNewFile(
   }
 }
 
-function lines(path: string) {
-  return createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+/** The file's lines, strictly: valid UTF-8, none longer than `maxBytes` (lines.ts). */
+function lines(path: string, maxBytes: number = LINE_MAX_BYTES) {
+  return readLines(path, maxBytes);
 }
 
 /** One line of text: a problem is reported on the line the command prints. */
@@ -195,8 +203,6 @@ function parseLine(line: string, lineNo: number): ExportRecord {
   return parsed.data;
 }
 
-const pairKey = (src: string, dst: string) => JSON.stringify([src, dst]);
-
 /** What the validating pass has seen so far: ids and line numbers, never contents. */
 interface Scan {
   problems: string[];
@@ -205,9 +211,11 @@ interface Scan {
   entryLines: Map<string, number>;
   /** Each entry's kind, for the edge types that accept only some kinds. */
   entryKinds: Map<string, EntryKind>;
-  /** SUPERSEDES edges by pairKey(src, dst), to their line. */
-  supersedes: Map<string, number>;
+  /** Every edge by (src, dst, type) as stored, to its line: the API never holds two. */
+  edgeLines: Map<string, number>;
   supersedesList: ExportSummary['supersedes'];
+  /** Whether every problem is a cycle of supersession (the refusal is then SUPERSEDES_CYCLE). */
+  onlyCycles: boolean;
   edgeCount: number;
   firstEdgeLine: number;
   lineNo: number;
@@ -224,6 +232,8 @@ type ValidateOptions = {
   anySource?: boolean;
   /** Headers that will do besides `from ?? into`: sources of earlier imports into it. */
   imported?: readonly string[];
+  /** The longest line read, in bytes; LINE_MAX_BYTES when absent. */
+  maxLineBytes?: number | undefined;
 };
 type Problem = (message: string) => void;
 
@@ -238,33 +248,44 @@ export async function validateExport(path: string, opts: ValidateOptions): Promi
     end: null,
     entryLines: new Map(),
     entryKinds: new Map(),
-    supersedes: new Map(),
+    edgeLines: new Map(),
     supersedesList: [],
+    onlyCycles: false,
     edgeCount: 0,
     firstEdgeLine: 0,
     lineNo: 0,
     nonBlank: 0,
     fatal: false,
   };
-  for await (const line of lines(path)) {
-    scan.lineNo++;
-    if (line.trim() === '') continue;
-    scan.nonBlank++;
-    let record: ExportRecord;
-    try {
-      record = parseLine(line, scan.lineNo);
-    } catch (error) {
-      scan.problems.push(error instanceof Error ? error.message : String(error));
-      if (scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
-      continue;
+  const maxLineBytes = opts.maxLineBytes ?? LINE_MAX_BYTES;
+  try {
+    for await (const line of lines(path, maxLineBytes)) {
+      scan.lineNo++;
+      if (line.trim() === '') continue;
+      scan.nonBlank++;
+      let record: ExportRecord;
+      try {
+        record = parseLine(line, scan.lineNo);
+      } catch (error) {
+        scan.problems.push(error instanceof Error ? error.message : String(error));
+        if (scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
+        continue;
+      }
+      checkRecord(scan, record, opts);
+      if (scan.fatal || scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
     }
-    checkRecord(scan, record, opts);
-    if (scan.fatal || scan.problems.length >= MAX_REPORTED_PROBLEMS) break;
+  } catch (error) {
+    // A line that is not UTF-8 or is too long: nothing after it can be read as lines.
+    if (!(error instanceof DomainError)) throw error;
+    scan.problems.push(error.message);
+    scan.fatal = true;
   }
   checkEnding(scan);
+  checkSupersedesCycles(scan);
   const { header, problems } = scan;
   if (problems.length > 0 || !header) {
-    throw badInput(`${opts.name}: ${problems.join('; ')}; nothing was imported`);
+    const message = `${opts.name}: ${problems.join('; ')}; nothing was imported`;
+    throw scan.onlyCycles ? new DomainError('SUPERSEDES_CYCLE', message) : badInput(message);
   }
   return {
     name: opts.name,
@@ -273,6 +294,7 @@ export async function validateExport(path: string, opts: ValidateOptions): Promi
     workspace: header.workspace,
     entries: scan.entryLines.size,
     edges: scan.edgeCount,
+    maxLineBytes,
     supersedes: scan.supersedesList,
   };
 }
@@ -331,7 +353,7 @@ function checkEntry(scan: Scan, record: EntryRecord, problem: Problem): void {
   }
 }
 
-/** An edge's ends must be entries of the file, and no two entries may supersede each other. */
+/** An edge's ends must be entries of the file of the kinds its type accepts, and it appears once. */
 function checkEdge(scan: Scan, record: EdgeRecord, problem: Problem): void {
   scan.edgeCount++;
   if (scan.firstEdgeLine === 0) scan.firstEdgeLine = scan.lineNo;
@@ -341,19 +363,46 @@ function checkEdge(scan: Scan, record: EdgeRecord, problem: Problem): void {
     missing.length > 0
       ? null
       : kindGateProblem(record.edgeType, scan.entryKinds.get(record.src)!, scan.entryKinds.get(record.dst)!);
+  const key = JSON.stringify([...canonicalEnds(record.src, record.dst, record.edgeType), record.edgeType]);
+  const first = scan.edgeLines.get(key);
   if (missing.length > 0) {
     problem(`${label}: no entry ${missing.map((m) => JSON.stringify(m)).join(' or ')} in the file`);
   } else if (mismatch) {
     problem(`${label}: ${mismatch}`);
-  } else if (record.edgeType === 'SUPERSEDES') {
-    const reverse = scan.supersedes.get(pairKey(record.dst, record.src));
-    if (reverse !== undefined) {
-      problem(`${label}: the reverse edge on line ${reverse} makes the two entries supersede each other`);
-    } else {
-      scan.supersedes.set(pairKey(record.src, record.dst), scan.lineNo);
+  } else if (first !== undefined) {
+    problem(`${label}: the same edge as on line ${first} (a workspace holds each edge once)`);
+  } else {
+    scan.edgeLines.set(key, scan.lineNo);
+    if (record.edgeType === 'SUPERSEDES') {
       scan.supersedesList.push({ src: record.src, dst: record.dst, line: scan.lineNo });
     }
   }
+}
+
+/** How many entries a message names of one cycle. */
+const CYCLE_ENTRIES_SHOWN = 5;
+
+/**
+ * The file's SUPERSEDES edges must leave supersession a forest. For each tangle of cycles,
+ * names the first line (in file order) whose edge closes one.
+ */
+function checkSupersedesCycles(scan: Scan): void {
+  if (scan.problems.length > 0) return;
+  const breaks = cycleBreaks(scan.supersedesList.map((e) => ({ ...e, createdAt: e.line })));
+  for (const tangle of breaks.slice(0, MAX_REPORTED_PROBLEMS)) {
+    const closing = tangle.drop.reduce((a, b) => (b.line < a.line ? b : a));
+    scan.problems.push(`line ${closing.line}: ${cycleMessage(closing, tangle.entries)}`);
+  }
+  scan.onlyCycles = scan.problems.length > 0;
+}
+
+function cycleMessage(edge: { src: string; dst: string }, entries: readonly string[]): string {
+  const shown = entries.slice(0, CYCLE_ENTRIES_SHOWN).map((id) => JSON.stringify(id));
+  const more = entries.length > CYCLE_ENTRIES_SHOWN ? ` and ${entries.length - CYCLE_ENTRIES_SHOWN} more` : '';
+  return (
+    `SUPERSEDES edge ${JSON.stringify(edge.src)} -> ${JSON.stringify(edge.dst)} closes a cycle of supersession ` +
+    `through ${shown.join(', ')}${more} (an entry cannot supersede itself, directly or through a chain)`
+  );
 }
 
 /** Once the whole file is read: not empty, not cut off, and the end record's counts match. */
@@ -380,7 +429,7 @@ async function writeImport(
   opts: ImportOptions & { oneTransaction: boolean },
 ): Promise<ImportReport> {
   const body = async (write: Write) => {
-    await write((scope) => refuseMutualSupersedes(scope.db, summary, ws.id));
+    await write((scope) => refuseSupersedesCycles(scope.db, summary, ws.id));
     const indexed = await write(({ db }) => db.all(sql`SELECT 1 FROM impact_terms LIMIT 1`));
     const report = await writeRecords(ws.id, summary, write, opts.progress);
     // A workspace that had an impact index kept it in step entry by entry; one that had
@@ -400,30 +449,29 @@ async function writeImport(
   return opts.oneTransaction ? ws.writer.run((scope) => body((fn) => fn(scope))) : body((fn) => ws.writer.run(fn));
 }
 
-/** A SUPERSEDES edge of the file whose reverse the workspace already holds. */
-async function refuseMutualSupersedes(db: Db, summary: ExportSummary, workspace: string): Promise<void> {
-  for (const chunk of chunks(summary.supersedes, 500)) {
-    const rows = await db
-      .select({ src: edges.src, dst: edges.dst })
-      .from(edges)
-      .where(
-        and(
-          eq(edges.type, 'SUPERSEDES'),
-          inArray(
-            edges.src,
-            chunk.map((e) => e.dst),
-          ),
-        ),
-      );
-    const held = new Set(rows.map((r) => pairKey(r.src, r.dst)));
-    const clash = chunk.find((e) => held.has(pairKey(e.dst, e.src)));
-    if (clash) {
-      throw badInput(
-        `${summary.name}: line ${clash.line}: SUPERSEDES edge ${JSON.stringify(clash.src)} -> ${JSON.stringify(clash.dst)}: ` +
-          `workspace ${JSON.stringify(workspace)} already has the reverse edge, and two entries cannot supersede ` +
-          'each other; nothing was imported',
-      );
-    }
+/**
+ * Refuses the import when a SUPERSEDES edge of the file would close a cycle with those the
+ * workspace already holds. Only the workspace's edges reachable from the file's read, and
+ * an edge lies on a cycle exactly when its ends fall in one strongly connected component.
+ */
+async function refuseSupersedesCycles(db: Db, summary: ExportSummary, workspace: string): Promise<void> {
+  if (summary.supersedes.length === 0) return;
+  const seeds = [...new Set(summary.supersedes.flatMap((e) => [e.src, e.dst]))];
+  // UNION keeps each id once, so the walk ends even on a cycle older data holds.
+  const held = await db.all<{ src: string; dst: string }>(sql`
+    WITH RECURSIVE reach(id) AS (
+      SELECT value FROM json_each(${JSON.stringify(seeds)})
+      UNION SELECT e.dst FROM edges e JOIN reach r ON e.src = r.id WHERE e.type = 'SUPERSEDES')
+    SELECT src, dst FROM edges WHERE type = 'SUPERSEDES' AND src IN (SELECT id FROM reach)`);
+  const component = components([...summary.supersedes, ...held]);
+  const clash = summary.supersedes.find((e) => component.get(e.src) === component.get(e.dst));
+  if (clash) {
+    const entries = [...component].filter(([, c]) => c === component.get(clash.src)).map(([id]) => id);
+    throw new DomainError(
+      'SUPERSEDES_CYCLE',
+      `${summary.name}: line ${clash.line}: with the edges workspace ${JSON.stringify(workspace)} holds, ` +
+        `${cycleMessage(clash, entries.sort())}; nothing was imported`,
+    );
   }
 }
 
@@ -469,7 +517,7 @@ async function writeRecords(
 
   // The file was validated, but it is read a second time and may have changed since.
   let lineNo = 0;
-  for await (const line of lines(summary.path)) {
+  for await (const line of lines(summary.path, summary.maxLineBytes)) {
     lineNo++;
     bar.increment();
     if (line.trim() === '') continue;

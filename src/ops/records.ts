@@ -47,27 +47,55 @@ export const headerRecord = z.object({
   exportedAt: z.string(),
 });
 
-export const entryRecord = z.object({
-  type: z.literal('entry'),
-  id: text().min(1).max(200),
-  content,
-  // Derived from content: exported for readers of the file, recomputed on import.
-  contentHash: z.string().optional(),
-  source: text().max(LIMITS.sourceMax).nullable().default(null),
-  kind: z.enum(ENTRY_KINDS),
-  status: z.enum(ENTRY_STATUSES),
-  volatility: z.enum(VOLATILITIES),
-  volatilitySource: z.enum(VOLATILITY_SOURCES),
-  importance: z.number().min(0).max(1),
-  claimTag: z.enum(CLAIM_TAGS),
-  evidenceRef: text().max(LIMITS.evidenceRefMax).nullable().default(null),
-  recallCount: z.number().int().min(0).default(0),
-  observedAt: instantFrom(INSTANTS.observedMin).nullable().default(null),
-  createdAt: instant,
-  updatedAt: instant,
-  tags: z.array(text().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
-  revisions: z.array(z.object({ content, op: z.enum(REVISION_OPS), at: instant })).default([]),
-});
+const after = (label: string, ms: number) => `must not be before ${label} (${iso(ms)})`;
+
+export const entryRecord = z
+  .object({
+    type: z.literal('entry'),
+    id: text().min(1).max(200),
+    content,
+    // Derived from content: exported for readers of the file, recomputed on import.
+    contentHash: z.string().optional(),
+    source: text().max(LIMITS.sourceMax).nullable().default(null),
+    kind: z.enum(ENTRY_KINDS),
+    status: z.enum(ENTRY_STATUSES),
+    volatility: z.enum(VOLATILITIES),
+    volatilitySource: z.enum(VOLATILITY_SOURCES),
+    importance: z.number().min(0).max(1),
+    claimTag: z.enum(CLAIM_TAGS),
+    evidenceRef: text().max(LIMITS.evidenceRefMax).nullable().default(null),
+    recallCount: z.number().int().min(0).default(0),
+    observedAt: instantFrom(INSTANTS.observedMin).nullable().default(null),
+    createdAt: instant,
+    updatedAt: instant,
+    tags: z.array(text().trim().toLowerCase().min(1).max(LIMITS.tagLengthMax)).max(LIMITS.tagsMax).default([]),
+    revisions: z.array(z.object({ content, op: z.enum(REVISION_OPS), at: instant })).default([]),
+  })
+  // What the API writes: an entry changes after it is created, and each revision is the
+  // content it had until a change between the two, oldest first.
+  .superRefine((e, ctx) => {
+    if (e.updatedAt < e.createdAt) {
+      ctx.addIssue({ code: 'custom', path: ['updatedAt'], message: after('createdAt', e.createdAt) });
+      return;
+    }
+    let previous = e.createdAt;
+    for (const [i, r] of e.revisions.entries()) {
+      if (r.at < previous) {
+        const label = i === 0 ? 'createdAt' : `revision ${i - 1}`;
+        ctx.addIssue({ code: 'custom', path: ['revisions', i, 'at'], message: after(label, previous) });
+        return;
+      }
+      if (r.at > e.updatedAt) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['revisions', i, 'at'],
+          message: `must not be after updatedAt (${iso(e.updatedAt)})`,
+        });
+        return;
+      }
+      previous = r.at;
+    }
+  });
 
 export const edgeRecord = z
   .object({
@@ -89,7 +117,11 @@ export const edgeRecord = z
     createdAt: instant,
     updatedAt: instant,
   })
-  .refine((e) => e.src !== e.dst, 'an edge cannot link an entry to itself');
+  .refine((e) => e.src !== e.dst, 'an edge cannot link an entry to itself')
+  .refine((e) => e.updatedAt >= e.createdAt, {
+    path: ['updatedAt'],
+    message: 'must not be before createdAt',
+  });
 
 export const endRecord = z.object({
   type: z.literal('end'),

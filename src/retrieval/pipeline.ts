@@ -633,16 +633,54 @@ function firstOf<T>(set: Set<T>, max: number): Set<T> {
   return out;
 }
 
-/** MMR may still pick an old version before its successor; move it to just after. */
+/**
+ * MMR may still pick an old version before its successor: each picked entry goes just after
+ * its successor when both are picked, older versions of one entry newest first. Linear in
+ * the picks and safe on any data: a successor pointer that would close a cycle (data older
+ * than the rule that refuses such edges) is ignored where the walk finds it, so every entry
+ * is placed exactly once.
+ *
+ * @example
+ * // b supersedes a, c supersedes b; MMR picked [a, x, c, b]
+ * successorsFirst([a, x, c, b]) // [x, c, b, a]
+ */
 function successorsFirst(picked: Scored[]): Scored[] {
-  const out = [...picked];
-  for (let i = 0; i < out.length; i++) {
-    const s = out[i]!;
-    const j = s.hydrated.supersededBy ? out.findIndex((x) => x.id === s.hydrated.supersededBy) : -1;
-    if (j > i) {
-      out.splice(i, 1);
-      out.splice(j, 0, s);
-      i--;
+  const position = new Map(picked.map((s, i) => [s.id, i]));
+  // Each pick's successor among the picks, as an index (-1: none picked).
+  const successor = picked.map((s) => {
+    const next = s.hydrated.supersededBy;
+    return next == null ? -1 : (position.get(next) ?? -1);
+  });
+  // Cut each cycle where a walk along successors first comes back to itself.
+  const state = new Uint8Array(picked.length); // 0 unseen, 1 on the current walk, 2 settled
+  for (let start = 0; start < picked.length; start++) {
+    const walk: number[] = [];
+    let i = start;
+    while (i !== -1 && state[i] === 0) {
+      state[i] = 1;
+      walk.push(i);
+      const next = successor[i]!;
+      if (next !== -1 && state[next] === 1) successor[i] = -1;
+      i = successor[i]!;
+    }
+    for (const w of walk) state[w] = 2;
+  }
+  const olderOf = new Map<number, number[]>();
+  successor.forEach((next, i) => {
+    if (next === -1) return;
+    const list = olderOf.get(next);
+    if (list) list.push(i);
+    else olderOf.set(next, [i]);
+  });
+  const out: Scored[] = [];
+  for (let root = 0; root < picked.length; root++) {
+    if (successor[root] !== -1) continue;
+    const todo = [root];
+    while (todo.length > 0) {
+      const i = todo.pop()!;
+      out.push(picked[i]!);
+      const older = olderOf.get(i);
+      if (older) for (let k = older.length - 1; k >= 0; k--) todo.push(older[k]!);
     }
   }
   return out;

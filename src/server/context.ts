@@ -13,6 +13,7 @@ import { Authenticator, type Credentials } from '../workspaces/auth.ts';
 import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import { DEFAULT_TOKEN_WORKSPACE_MB, StorageMeter } from '../workspaces/storage-quota.ts';
 import type { Logger, Metrics } from './observability.ts';
 
 /** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
@@ -122,7 +123,7 @@ export interface ContextDeps {
   bus: EventBus;
   realtime: Context['realtime'];
   clock: () => number;
-  config: Pick<Config, 'rateLimit'>;
+  config: Pick<Config, 'rateLimit' | 'maxWorkspaceMb'>;
   /** The embedding binding, or null while off. */
   semantic: () => Semantic | null;
   /** The LLM binding, or null while off. */
@@ -132,12 +133,14 @@ export interface ContextDeps {
 /** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
 export function createContextFactory(deps: ContextDeps): (initial: InitialContext) => Promise<Context> {
   const rateLimiter = new RateLimiter(deps.clock);
+  const storage = new StorageMeter();
   return async (initial) => {
     const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
     // A view, not an open database: reads of a workspace that does not exist create nothing.
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();
     const rateLimit = deps.config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
+    const quotaMb = deps.config.maxWorkspaceMb ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_WORKSPACE_MB);
     return {
       access,
       workspace,
@@ -148,6 +151,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
       realtime: deps.realtime,
       now: deps.clock,
       writeQuota: rateLimiter.quota(access.workspaceId, rateLimit),
+      storage: storage.workspace(workspace, quotaMb > 0 ? Math.round(quotaMb * 1024 * 1024) : null),
       audit: (action, details) =>
         store.audit({ tokenId: access.tokenId, workspace: access.workspaceId, action, details }),
     };

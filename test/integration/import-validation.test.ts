@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ const exportOf = (workspace: string, records: Rec[]): Rec[] => [
 const jsonl = (records: Rec[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
 let fileCounter = 0;
-async function writeExport(text: string): Promise<string> {
+async function writeExport(text: string | Buffer): Promise<string> {
   const file = join(scratch, `file-${++fileCounter}.jsonl`);
   await writeFile(file, text);
   return file;
@@ -99,8 +99,8 @@ async function auditRows(ws: string): Promise<number> {
 
 interface BadFile {
   name: string;
-  /** The file's text for a target workspace whose export it claims to be. */
-  text: (ws: string) => string;
+  /** The file's text (or bytes) for a target workspace whose export it claims to be. */
+  text: (ws: string) => string | Buffer;
   message: RegExp;
   /** Extra arguments (the file is the last one). */
   args?: string[];
@@ -139,24 +139,24 @@ const BAD_FILES: BadFile[] = [
     message: /line 5: the end record counts 3 entries and 1 edges, but the file holds 2 and 1/,
   },
   {
-    name: 'a 30 MB revision',
+    name: 'a revision of 200,000 characters',
     text: (ws) =>
       jsonl(
         exportOf(ws, [
           entry('e-1'),
-          entry('e-2', { revisions: [{ content: 'x'.repeat(30_000_000), op: 'UPDATE', at: AT }] }),
+          entry('e-2', { revisions: [{ content: 'x'.repeat(200_000), op: 'UPDATE', at: AT }] }),
         ]),
       ),
     message: /line 3: invalid entry record: revisions\.0\.content: must not be longer than 100000 characters/,
   },
   {
-    name: '20 MB of edge metadata',
+    name: '1 MB of edge metadata',
     text: (ws) =>
       jsonl(
         exportOf(ws, [
           entry('e-1'),
           entry('e-2'),
-          edge('e-1', 'e-2', 'CAUSED_BY', { metadata: { blob: 'y'.repeat(20_000_000) } }),
+          edge('e-1', 'e-2', 'CAUSED_BY', { metadata: { blob: 'y'.repeat(1_000_000) } }),
         ]),
       ),
     message: /line 4: invalid edge record: metadata: must not be larger than 16000 characters of JSON/,
@@ -210,8 +210,69 @@ const BAD_FILES: BadFile[] = [
           edge('e-2', 'e-1', 'SUPERSEDES', { weight: 1 }),
         ]),
       ),
+    message: /line 5: SUPERSEDES edge "e-2" -> "e-1" closes a cycle of supersession through "e-1", "e-2"/,
+  },
+  {
+    name: 'three entries superseding each other in a ring',
+    text: (ws) =>
+      jsonl(
+        exportOf(ws, [
+          entry('e-1'),
+          entry('e-2'),
+          entry('e-3'),
+          entry('e-4'),
+          edge('e-1', 'e-2', 'SUPERSEDES', { weight: 1 }),
+          edge('e-4', 'e-1', 'SUPERSEDES', { weight: 1 }),
+          edge('e-2', 'e-3', 'SUPERSEDES', { weight: 1 }),
+          edge('e-3', 'e-1', 'SUPERSEDES', { weight: 1 }),
+        ]),
+      ),
+    message: /line 9: SUPERSEDES edge "e-3" -> "e-1" closes a cycle of supersession through "e-1", "e-2", "e-3" \(/,
+  },
+  {
+    name: 'a line that is not UTF-8',
+    text: (ws) => {
+      const bytes = Buffer.from(jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { content: 'caf@ au lait' })])));
+      // A lone Latin-1 é where UTF-8 needs two bytes: the old reader stored it as U+FFFD.
+      bytes[bytes.indexOf('@')] = 0xe9;
+      return bytes;
+    },
+    message: /line 3: not valid UTF-8 \(byte \d+ of the line is 0xe9\)/,
+  },
+  {
+    name: 'an entry updated before it was created',
+    text: (ws) =>
+      jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { createdAt: '2026-02-01T00:00:00.000Z', updatedAt: AT })])),
+    message: /line 3: invalid entry record: updatedAt: must not be before createdAt \(2026-02-01T00:00:00\.000Z\)/,
+  },
+  {
+    name: 'a revision dated after the entry was last changed',
+    text: (ws) =>
+      jsonl(
+        exportOf(ws, [
+          entry('e-1', { revisions: [{ content: 'the first text', op: 'UPDATE', at: '2026-03-01T00:00:00.000Z' }] }),
+        ]),
+      ),
     message:
-      /line 5: SUPERSEDES edge "e-2" -> "e-1": the reverse edge on line 4 makes the two entries supersede each other/,
+      /line 2: invalid entry record: revisions\.0\.at: must not be after updatedAt \(2026-01-01T00:00:00\.000Z\)/,
+  },
+  {
+    name: 'an edge updated before it was created',
+    text: (ws) =>
+      jsonl(
+        exportOf(ws, [
+          entry('e-1'),
+          entry('e-2'),
+          edge('e-1', 'e-2', 'CAUSED_BY', { createdAt: '2026-02-01T00:00:00.000Z', updatedAt: AT }),
+        ]),
+      ),
+    message: /line 4: invalid edge record: updatedAt: must not be before createdAt/,
+  },
+  {
+    name: 'the same edge twice (RELATES_TO written both ways)',
+    text: (ws) =>
+      jsonl(exportOf(ws, [entry('e-1'), entry('e-2'), edge('e-1', 'e-2'), edge('e-2', 'e-1', 'RELATES_TO')])),
+    message: /line 5: RELATES_TO edge "e-2" -> "e-1": the same edge as on line 4 \(a workspace holds each edge once\)/,
   },
   {
     name: "another workspace's export without --from",
@@ -276,7 +337,7 @@ describe('import refuses a bad file whole', () => {
       expect(reversed?.code).toBe(1);
       expect(reversed?.stderr).toMatch(
         new RegExp(
-          `line ${body.length + 2}: SUPERSEDES edge "${a}" -> "${b}": workspace "${ws}" already has the reverse edge`,
+          `line ${body.length + 2}: with the edges workspace "${ws}" holds, SUPERSEDES edge "${a}" -> "${b}" closes a cycle`,
         ),
       );
       rest.forEach((res, i) => {
@@ -312,6 +373,113 @@ describe('import refuses a bad file whole', () => {
     CLI_TEST_TIMEOUT,
   );
 });
+
+describe('import reads strictly', () => {
+  it(
+    'a file whose SUPERSEDES edge closes a ring with the workspace’s own edges is refused whole',
+    async () => {
+      const ws = freshWorkspace('ring');
+      const capture = (content: string) => captureId(srv, { content }, { workspace: ws });
+      const [a, b, c] = [await capture('Plan A'), await capture('Plan B'), await capture('Plan C')];
+      await srv.gqlOk(LINK, { input: { src: a, dst: b, type: 'SUPERSEDES' } }, { workspace: ws });
+      await srv.gqlOk(LINK, { input: { src: b, dst: c, type: 'SUPERSEDES' } }, { workspace: ws });
+      const before = await dumpWorkspace(srv.dbPath(ws));
+      const auditBefore = await auditRows(ws);
+
+      // New entries as well, so that a partial import would show; the ring closes on the last line.
+      // The ring's own entries are in the file too, as in any export of the workspace.
+      const file = await writeExport(
+        jsonl(
+          exportOf(ws, [
+            entry('n-1'),
+            entry('n-2'),
+            { ...entry(a), content: 'Plan A' },
+            { ...entry(c), content: 'Plan C' },
+            edge('n-1', 'n-2'),
+            edge(c, a, 'SUPERSEDES', { weight: 1 }),
+          ]),
+        ),
+      );
+      const res = await runCli(['import', '--workspace', ws, file], env());
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(
+        new RegExp(
+          `line 7: with the edges workspace "${ws}" holds, SUPERSEDES edge "${c}" -> "${a}" closes a cycle of supersession through .*; nothing was imported`,
+        ),
+      );
+      expect(await dumpWorkspace(srv.dbPath(ws))).toEqual(before);
+      expect(await auditRows(ws)).toBe(auditBefore);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'a 150 MB line is refused at its first 8 MiB, without reading it into memory',
+    async () => {
+      const ws = freshWorkspace('long');
+      const file = join(scratch, 'long-line.jsonl');
+      const out = await open(file, 'w');
+      try {
+        await out.write(`${JSON.stringify(header(ws))}\n${JSON.stringify(entry('e-1'))}\n`);
+        await out.write('{"type":"entry","id":"e-2","content":"');
+        const block = Buffer.alloc(1024 * 1024, 'x');
+        for (let i = 0; i < 150; i++) await out.write(block);
+        await out.write(`"}\n${JSON.stringify({ type: 'end', entries: 2, edges: 0 })}\n`);
+      } finally {
+        await out.close();
+      }
+      // The CLI's own peak resident memory, printed as it exits.
+      const res = await runCli(['import', '--workspace', ws, '--create', file], {
+        ...env(),
+        NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(PEAK_RSS_ON_EXIT)}`,
+      });
+      await rm(file, { force: true });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(
+        /line 3: longer than 8388608 bytes \(an entry with that much revision history may be; pass --max-line-mb to read longer lines\); nothing was imported/,
+      );
+      const peakMb = Number(/peak-rss-kb (\d+)/.exec(res.stderr)?.[1]) / 1024;
+      console.log(`import of a file with a 150 MB line: refused, peak RSS ${peakMb.toFixed(0)} MB`);
+      // The line alone is 150 MB; reading it whole took 570.
+      expect(peakMb).toBeGreaterThan(0);
+      expect(peakMb).toBeLessThan(150);
+      expect(await filesOf(ws)).toEqual([]);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+});
+
+describe('import --max-line-mb', () => {
+  it(
+    'reads the long line of an entry with a long history when asked to, and refuses it by default',
+    async () => {
+      const ws = freshWorkspace('history');
+      // 90 revisions of 100,000 characters: a 9 MB line, as export writes such an entry.
+      const revisions = Array.from({ length: 90 }, (_, i) => ({
+        content: `${i} `.padEnd(100_000, 'y'),
+        op: 'UPDATE',
+        at: AT,
+      }));
+      const file = await writeExport(jsonl(exportOf(ws, [entry('e-1'), entry('e-2', { revisions })])));
+      const refused = await runCli(['import', '--workspace', ws, '--create', file], env());
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/line 3: longer than 8388608 bytes .*pass --max-line-mb/);
+      expect(await filesOf(ws)).toEqual([]);
+      const read = await runCli(
+        ['import', '--workspace', ws, '--create', '--max-line-mb', '16', file, '--json'],
+        env(),
+      );
+      expect(read.stderr).toBe('');
+      expect(read.code).toBe(0);
+      expect(JSON.parse(read.stdout)).toMatchObject({ entries: { imported: 2 }, revisions: 90 });
+    },
+    CLI_TEST_TIMEOUT,
+  );
+});
+
+/** A module a CLI process imports first: at exit it prints its peak resident memory to stderr. */
+const PEAK_RSS_ON_EXIT =
+  "process.on('exit', () => process.stderr.write('peak-rss-kb ' + process.resourceUsage().maxRSS + '\\n'));";
 
 describe('import of a good file', () => {
   it(
@@ -380,7 +548,7 @@ describe('import of a good file', () => {
 });
 
 describe('the API refuses what import refuses', () => {
-  it('link refuses a SUPERSEDES edge whose reverse exists (BAD_USER_INPUT), and writes nothing', async () => {
+  it('link refuses a SUPERSEDES edge whose reverse exists (SUPERSEDES_CYCLE), and writes nothing', async () => {
     const ws = freshWorkspace('cycle');
     const capture = (content: string) => captureId(srv, { content }, { workspace: ws });
     const older = await capture('The cache lives in Redis');
@@ -389,9 +557,9 @@ describe('the API refuses what import refuses', () => {
     const before = await dumpWorkspace(srv.dbPath(ws));
 
     const res = await srv.gql(LINK, { input: { src: older, dst: newer, type: 'SUPERSEDES' } }, { workspace: ws });
-    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0]?.extensions?.code).toBe('SUPERSEDES_CYCLE');
     expect(res.errors?.[0]?.message).toMatch(
-      new RegExp(`${newer} already supersedes ${older}; two entries cannot supersede each other`),
+      new RegExp(`${newer} already supersedes ${older}, directly or through a chain`),
     );
     expect(await dumpWorkspace(srv.dbPath(ws))).toEqual(before);
 

@@ -234,6 +234,63 @@ describe('SUPERSEDES and directions', () => {
     expect(await connections(ws, newer)).toMatchObject({ status: 'ACTIVE', freshness: 'CURRENT' });
   });
 
+  it('a SUPERSEDES edge that would close a cycle of any length is SUPERSEDES_CYCLE and writes nothing', async () => {
+    const ws = freshWorkspace('ring');
+    const [a, b, c, d, e] = [
+      await capture(ws),
+      await capture(ws),
+      await capture(ws),
+      await capture(ws),
+      await capture(ws),
+    ];
+    await linkOk(ws, { src: a, dst: b, type: 'SUPERSEDES' });
+    await linkOk(ws, { src: b, dst: c, type: 'SUPERSEDES' });
+    const before = await dumpWorkspace(srv.dbPath(ws));
+    const ring = await link(ws, { src: c, dst: a, type: 'SUPERSEDES' });
+    expect(ring.data).toEqual({ link: null });
+    expect(ring.errors?.[0]?.extensions).toMatchObject({ code: 'SUPERSEDES_CYCLE', field: 'dst' });
+    expect(ring.errors?.[0]?.message).toMatch(new RegExp(`${a} already supersedes ${c}, directly or through a chain`));
+    expect(await dumpWorkspace(srv.dbPath(ws))).toEqual(before);
+
+    // Five long, closed from the far end; another type between the same entries is no supersession.
+    await linkOk(ws, { src: c, dst: d, type: 'SUPERSEDES' });
+    await linkOk(ws, { src: d, dst: e, type: 'SUPERSEDES' });
+    expect((await link(ws, { src: e, dst: a, type: 'SUPERSEDES' })).errors?.[0]?.extensions?.code).toBe(
+      'SUPERSEDES_CYCLE',
+    );
+    await linkOk(ws, { src: e, dst: a, type: 'CAUSED_BY' });
+    // A second successor and a shortcut down the chain close nothing.
+    await linkOk(ws, { src: a, dst: c, type: 'SUPERSEDES' });
+    await linkOk(ws, { src: a, dst: e, type: 'SUPERSEDES' });
+    // With the chain cut, the edge that closed it is no cycle any more.
+    await srv.gqlOk(UNLINK, { src: b, dst: c, type: 'SUPERSEDES' }, { workspace: ws });
+    await srv.gqlOk(UNLINK, { src: a, dst: c, type: 'SUPERSEDES' }, { workspace: ws });
+    await linkOk(ws, { src: c, dst: a, type: 'SUPERSEDES' });
+    expect((await link(ws, { src: e, dst: c, type: 'SUPERSEDES' })).errors?.[0]?.extensions?.code).toBe(
+      'SUPERSEDES_CYCLE',
+    );
+  });
+
+  it('links sent at once that together would close a ring: the last one written is refused', async () => {
+    for (let round = 0; round < 3; round++) {
+      const ws = freshWorkspace('race');
+      const ids = [await capture(ws), await capture(ws), await capture(ws)];
+      const results = await Promise.all(
+        ids.map((src, i) => link(ws, { src, dst: ids[(i + 1) % 3], type: 'SUPERSEDES' })),
+      );
+      const codes = results.map((r) => r.errors?.[0]?.extensions?.code ?? 'OK');
+      expect(
+        codes.filter((c) => c === 'OK'),
+        codes.join(),
+      ).toHaveLength(2);
+      expect(
+        codes.filter((c) => c === 'SUPERSEDES_CYCLE'),
+        codes.join(),
+      ).toHaveLength(1);
+      expect((await dumpWorkspace(srv.dbPath(ws))).edges).toHaveLength(2);
+    }
+  });
+
   it('connections(direction: OUT | IN) filters directed edges and always includes RELATES_TO', async () => {
     const ws = freshWorkspace('dir');
     const me = await capture(ws);

@@ -3,9 +3,10 @@ import { edgeNodeId } from '../../contract/node-ids.ts';
 import { edgeSnapshot } from '../../db/mappers.ts';
 import type { EntryRow } from '../../db/schema.ts';
 import { checkLinkInput, type LinkInput, linkWrite, unlinkWrite } from '../../memory/link.ts';
+import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { checkedFirst, runWrite } from '../guards.ts';
+import { checkedFirst, runGrowingWrite, runWrite } from '../guards.ts';
 import { loadExisting } from '../loaders.ts';
 import { EntryRef } from './entry.ts';
 import { EdgeTypeEnum, ProvenanceEnum } from './enums.ts';
@@ -135,7 +136,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: LinkInputRef, required: true, description: 'The edge.' }) },
     extensions: checkedFirst((args: { input: LinkArg }) => checkLinkInput(linkOf(args.input))),
     resolve: async (_r, { input }, ctx) => {
-      const { edge, source, target } = await runWrite(ctx, linkWrite(linkOf(input)));
+      const link = linkOf(input);
+      const grows = writeEstimate(link.metadata == null ? null : JSON.stringify(link.metadata));
+      const { edge, source, target } = await runGrowingWrite(ctx, grows, () => linkWrite(link));
       forgetCached(ctx, [edge.src, edge.dst]);
       return { edge: edgeSnapshot(edge), source, target };
     },

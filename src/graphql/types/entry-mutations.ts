@@ -7,8 +7,9 @@ import {
   setEntryStatus,
   updateEntry,
 } from '../../memory/revise.ts';
+import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
-import { checkedFirst, runWrite } from '../guards.ts';
+import { checkedFirst, runGrowingWrite, runWrite } from '../guards.ts';
 import { EntryRef } from './entry.ts';
 import { EntryStatusEnum } from './enums.ts';
 import { VALUE } from './node.ts';
@@ -74,7 +75,11 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AppendInputRef, required: true, description: 'The entry and the text.' }) },
     extensions: checkedFirst((args: { input: { addition: string } }) => checkAppendInput(args.input.addition)),
     resolve: async (_r, { input }, ctx) => ({
-      entry: await runWrite(ctx, (scope) => appendEntry(scope, String(input.id), input.addition)),
+      entry: await runGrowingWrite(
+        ctx,
+        writeEstimate(input.addition),
+        () => (scope) => appendEntry(scope, String(input.id), input.addition),
+      ),
     }),
   }),
   update: t.field({
@@ -84,7 +89,11 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdateInputRef, required: true, description: 'The entry and its new content.' }) },
     extensions: checkedFirst((args: { input: { content: string } }) => checkUpdateInput(args.input.content)),
     resolve: async (_r, { input }, ctx) => ({
-      entry: await runWrite(ctx, (scope) => updateEntry(scope, String(input.id), input.content)),
+      entry: await runGrowingWrite(
+        ctx,
+        writeEstimate(input.content),
+        () => (scope) => updateEntry(scope, String(input.id), input.content),
+      ),
     }),
   }),
   setStatus: t.field({

@@ -10,8 +10,9 @@ import { semanticCaptureWrite } from '../../memory/capture-semantic.ts';
 import { type Connection, connectionsOf, connectionsPage } from '../../memory/connections.ts';
 import { queuedForModel } from '../../memory/llm/records.ts';
 import { countEntries, recentEntries, requireEntry } from '../../memory/queries.ts';
+import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
-import { checkedFirst, readDb, runWrite } from '../guards.ts';
+import { checkedFirst, readDb, runGrowingWrite } from '../guards.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
@@ -327,12 +328,15 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CaptureInputRef, required: true, description: 'The memory.' }) },
     extensions: checkedFirst((args: { input: CaptureArg }) => checkCaptureInput(captureOf(args.input))),
     resolve: async (_r, { input }, ctx) => {
-      // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
-      const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
       const capture = captureOf(input);
-      const write = plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture);
-      // With the LLM binding on, the capture queues its entry for the model in its own transaction.
-      return runWrite(ctx, ctx.llm ? queuedForModel(write, fieldsToClassify(input)) : write);
+      const grows = writeEstimate(capture.content, capture.source, capture.evidenceRef, ...(capture.tags ?? []));
+      return runGrowingWrite(ctx, grows, async () => {
+        // An inline embedder's vector and look-alikes are found before the write, so the write stays short.
+        const plan = ctx.semantic ? await ctx.semantic.planCapture(input.content) : null;
+        const write = plan ? semanticCaptureWrite(capture, plan) : captureWrite(capture);
+        // With the LLM binding on, the capture queues its entry for the model in its own transaction.
+        return ctx.llm ? queuedForModel(write, fieldsToClassify(input)) : write;
+      });
     },
   }),
 }));

@@ -120,6 +120,17 @@ export const StatsRef = builder.objectRef<WorkspaceStats>('Stats').implement({
       description: 'Vectors and thresholds of semantic recall; null when embeddings are off (SPHERE_EMBEDDINGS).',
       resolve: (_s, _a, ctx) => ctx.semantic?.stats() ?? null,
     }),
+    sizeBytes: t.float({
+      description:
+        'Bytes the workspace’s database holds (pages in use × page size, as its storage quota counts them; a hosted database’s own count).',
+      resolve: (_s, _a, ctx) => ctx.storage.size(),
+    }),
+    quotaBytes: t.float({
+      nullable: true,
+      description:
+        'The workspace’s storage quota in bytes (SPHERE_MAX_WORKSPACE_MB); null when there is none. Writes that would take `sizeBytes` past it are refused with QUOTA_EXCEEDED.',
+      resolve: (_s, _a, ctx) => ctx.storage.quotaBytes,
+    }),
     oldestAt: t.field({
       type: 'DateTime',
       nullable: true,
