@@ -12,6 +12,7 @@ import { Authenticator, type Credentials } from '../workspaces/auth.ts';
 import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import type { ConnectionLimits } from './connections.ts';
 import type { Logger, Metrics } from './observability.ts';
 
 /** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
@@ -124,6 +125,8 @@ export interface ContextDeps {
   config: Pick<Config, 'rateLimit'>;
   /** The embedding binding, or null while off. */
   semantic: () => Semantic | null;
+  /** Told which connections carried an authenticated request. */
+  connections?: Pick<ConnectionLimits, 'authenticated'>;
 }
 
 /** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
@@ -131,6 +134,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
   const rateLimiter = new RateLimiter(deps.clock);
   return async (initial) => {
     const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
+    deps.connections?.authenticated(initial.req?.socket);
     // A view, not an open database: reads of a workspace that does not exist create nothing.
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();

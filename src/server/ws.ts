@@ -18,13 +18,15 @@ import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError } from '../graphql/errors.ts';
 import type { Access } from '../workspaces/access.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
+import type { ConnectionLimits } from './connections.ts';
 import { bearerOf, type Gatekeeper } from './context.ts';
 import { BAD_TARGET, type Refusal, rawRefusal, toOriginForm } from './guard.ts';
 import { CONTROL_UNAVAILABLE, MAX_BODY_BYTES } from './http.ts';
 import type { Multicast } from './multicast.ts';
-import { rateLimitedSubscription } from './subscriptions.ts';
+import { type Rechecks, TOKEN_REVOKED, watchAccess } from './rechecks.ts';
+import { clientKey, rateLimitedSubscription, tooManyStreams } from './subscriptions.ts';
 import { persistedHashOf, TRUSTED_ONLY_MESSAGE, type TrustedDocuments } from './trusted-documents.ts';
-import { GRAPHQL_PATH, TOKEN_RECHECK_MS, type Yoga } from './yoga.ts';
+import { GRAPHQL_PATH, type Yoga } from './yoga.ts';
 
 /** Subscriptions one WebSocket connection may hold at once. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
@@ -33,9 +35,13 @@ export interface WsDeps {
   yoga: Yoga;
   gate: Gatekeeper;
   multicast: Multicast;
-  /** Sockets per token (open mode: per peer address), and live subscriptions per workspace. */
+  /** Sockets and SSE streams per token (open mode: per peer address), and live subscriptions per workspace. */
   sockets: Cap;
   subscriptions: Cap;
+  /** Shared access rechecks: one per token per second. */
+  rechecks: Rechecks;
+  /** Learns which connections have authenticated (they leave the per-peer cap of those that have not). */
+  connections: ConnectionLimits;
   admit: (req: IncomingMessage) => Promise<Refusal | null>;
   /** With a manifest, an operation names a listed document by hash instead of sending it. */
   trusted: TrustedDocuments | null;
@@ -180,33 +186,24 @@ async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
     // workspace id) is reported on each operation with its code.
     return !(error instanceof DomainError && error.code === 'UNAUTHENTICATED');
   }
-  // Sockets per token, or per peer address in open mode: one client cannot hold them all.
-  const release = deps.sockets.acquire(access.tokenId ? `token:${access.tokenId}` : `peer:${peer}`);
+  // Sockets and server-sent-event streams per token, or per peer address in open mode:
+  // one client cannot hold them all.
+  const release = deps.sockets.acquire(clientKey(access, peer));
   if (!release) {
-    socket.close(4429, `Too many connections: at most ${deps.sockets.max} per client`);
+    socket.close(4429, tooManyStreams(deps.sockets));
     return false;
   }
   releaseOnClose(socket, release);
-  const token = bearerOf(params.authorization);
+  deps.connections.authenticated(ctx.extra.request.socket);
   // A revoked token loses its open sockets too, within a second; so does a socket opened
   // without a token once the server leaves open mode (the first token is created).
-  const stillAllowed =
-    access.tokenId && token
-      ? () => deps.gate.stillValid(access, token)
-      : async () => !access.tokenId && !(await deps.gate.tokenMode());
-  const reason = access.tokenId ? 'Forbidden: token revoked' : 'Forbidden: the server now requires a bearer token';
-  const timer = setInterval(() => {
-    stillAllowed().then(
-      (allowed) => {
-        if (allowed) return;
-        clearInterval(timer);
-        socket.close(4403, reason);
-      },
-      () => {},
-    );
-  }, TOKEN_RECHECK_MS);
-  timer.unref();
-  releaseOnClose(socket, () => clearInterval(timer));
+  const unwatch = watchAccess(deps.rechecks, deps.gate, access, bearerOf(params.authorization), (reason) =>
+    socket.close(
+      4403,
+      reason === TOKEN_REVOKED ? 'Forbidden: token revoked' : 'Forbidden: the server now requires a bearer token',
+    ),
+  );
+  releaseOnClose(socket, unwatch);
   return true;
 }
 
