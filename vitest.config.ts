@@ -18,6 +18,7 @@ const SLOW_TESTS = [
   'test/integration/fanout.test.ts',
   'test/integration/deployment.test.ts',
   'test/integration/connection-limits.test.ts',
+  'test/integration/data-dir.test.ts',
 ];
 
 export default defineConfig({

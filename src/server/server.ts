@@ -7,6 +7,7 @@ import { createRedisTarget, type RedisStatus } from '../events/redis.ts';
 import type { Semantic } from '../memory/embeddings/semantic.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
+import { DataDirRefusal } from '../workspaces/data-dir.ts';
 import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
 import { Cap } from './caps.ts';
 import { ConnectionLimits, HTTP_TIMEOUTS } from './connections.ts';
@@ -221,6 +222,12 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     logger,
     semantic: sink.semantic,
     start: async () => {
+      // A control database the server must never use (a link out of the data directory,
+      // another program's file) stops it here, with the reason; any other failure to open
+      // it is retried on use and shows in /health.
+      await control().catch((error: unknown) => {
+        if (error instanceof DataDirRefusal) throw error;
+      });
       await refuseOpenModeOffLoopback(config, gate);
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       upkeep.start();
