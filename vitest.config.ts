@@ -19,6 +19,7 @@ const SLOW_TESTS = [
   'test/integration/deployment.test.ts',
   'test/integration/connection-limits.test.ts',
   'test/integration/data-dir.test.ts',
+  'test/integration/replay-paging.test.ts',
 ];
 
 export default defineConfig({
