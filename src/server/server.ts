@@ -12,6 +12,7 @@ import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.
 import { Cap } from './caps.ts';
 import { ConnectionLimits, HTTP_TIMEOUTS } from './connections.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
+import { FairFanout, fanoutMetrics } from './fanout.ts';
 import { answerClientError, createHttpHandler } from './http.ts';
 import { impactUpkeep } from './impact-upkeep.ts';
 import { Multicast } from './multicast.ts';
@@ -197,7 +198,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const http = createServer(HTTP_TIMEOUTS, handler.listener);
   http.on('clientError', answerClientError);
   connections.attach(http);
-  const multicast = new Multicast(bus.streams, realtime.bufferMax);
+  const multicast = new Multicast(bus.streams, realtime.bufferMax, new FairFanout(fanoutMetrics(metrics.registry)));
   const admit = handler.admit;
   const ws = attachWebSockets(http, {
     yoga,

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import {
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
   GraphQLError,
   type GraphQLFormattedError,
   getOperationAST,
@@ -60,6 +61,7 @@ interface Prepared {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
   shareKey: string | null;
+  workspace: string;
   release: () => void;
 }
 
@@ -108,6 +110,8 @@ function shareKeyOf(document: DocumentNode, params: OperationParams, access: Acc
  */
 export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void | Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  // Before graphql-ws's own listener: every socket's sends go through the serialized-once cache.
+  wss.on('connection', sendingSerializedOnce);
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (!toOriginForm(req)) {
@@ -133,8 +137,10 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
       connectionInitWaitTimeout: 5_000,
       onConnect: (ctx) => connect(deps, ctx),
       onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: asOverHttp(result.errors) } : undefined,
+      onNext: (ctx, id, _payload, _args, result) =>
+        result.errors?.length
+          ? { ...result, errors: asOverHttp(result.errors) }
+          : serializedOnce(ctx.extra.socket, id, result),
       onError: (_ctx, _id, _payload, errors) => asOverHttp(errors),
     },
     wss,
@@ -152,6 +158,47 @@ function asOverHttp(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
     const { extensions: _all, ...formatted } = typeof error.toJSON === 'function' ? error.toJSON() : error;
     return Object.keys(extensions).length > 0 ? { ...formatted, extensions } : formatted;
   });
+}
+
+/**
+ * Each result's JSON, made once: subscribers sharing a live subscription (see Multicast)
+ * receive the same result object, so 150 subscribers of a workspace cost one
+ * serialization per event, not 150. graphql-ws serializes each message itself, so the
+ * result is swapped for a stand-in payload that the socket's `send` replaces with the
+ * JSON made once (`pending` holds it per socket and operation id).
+ */
+const serialized = new WeakMap<object, string>();
+const pending = new WeakMap<WebSocket, Map<string, string>>();
+/** A payload no result has (results carry data or errors), so it can only be the stand-in. */
+const STAND_IN = Object.freeze({}) as ExecutionResult;
+
+function serializedOnce(socket: WebSocket, id: string, result: ExecutionResult): ExecutionResult {
+  let json = serialized.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    serialized.set(result, json);
+  }
+  let bySocket = pending.get(socket);
+  if (!bySocket) {
+    bySocket = new Map();
+    pending.set(socket, bySocket);
+  }
+  // The exact text graphql-ws makes of the stand-in message (it stringifies { id, type, payload }).
+  bySocket.set(JSON.stringify({ id, type: 'next', payload: STAND_IN }), json);
+  return STAND_IN;
+}
+
+function sendingSerializedOnce(socket: WebSocket): void {
+  const send = socket.send.bind(socket) as (data: unknown, cb?: (err?: Error) => void) => void;
+  socket.send = ((data: unknown, cb?: (err?: Error) => void) => {
+    const bySocket = typeof data === 'string' ? pending.get(socket) : undefined;
+    const json = bySocket?.get(data as string);
+    if (json === undefined) return send(data, cb);
+    bySocket?.delete(data as string);
+    const text = data as string;
+    // '{"id":"…","type":"next","payload":{}}' → the same with the result's JSON as payload.
+    return send(`${text.slice(0, -3)}${json}}`, cb);
+  }) as WebSocket['send'];
 }
 
 type Ctx = WsContext<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>;
@@ -241,6 +288,7 @@ async function prepare(deps: WsDeps, ctx: Ctx, params: OperationParams) {
       subscribe,
       // Identical live subscriptions in one workspace run once and share their results.
       shareKey: shareKeyOf(document, params, contextValue.access),
+      workspace: contextValue.access.workspaceId,
       release,
     };
     return {
@@ -278,7 +326,7 @@ async function subscribeShared(deps: WsDeps, args: ExecutionArgs): Promise<unkno
   let result: unknown;
   try {
     result = await (root.shareKey
-      ? deps.multicast.subscribe(root.shareKey, () => root.subscribe(args) as never)
+      ? deps.multicast.subscribe(root.shareKey, root.workspace, () => root.subscribe(args) as never)
       : root.subscribe(args));
   } catch (error) {
     root.release();
