@@ -15,6 +15,8 @@
  *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
  *      recalls them (topK 50) while another workspace runs its recall mix
  *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
+ *   h. fan-out fairness: a quiet workspace's event latency while 150 subscribers of another
+ *      workspace are flooded, vs without the flood (two instances and Redis; alone: --only fairness)
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -38,6 +40,7 @@ import { contentHash } from '../src/memory/model.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
 import { type BareHttp, startBareHttp } from './perf/bare-http.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
+import { measureFairness, printFairness } from './perf/fairness.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
 import { type ImpactMeasure, measureImpact } from './perf/impact.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
@@ -76,7 +79,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup,fairness
   --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
                         measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
@@ -176,7 +179,7 @@ if (opts['hosted-rtt'] !== undefined) {
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
 const seed = Number(opts.seed);
 const dataDir = opts['data-dir'];
-const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'export', 'startup'];
+const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'export', 'startup', 'fairness'];
 const only = opts.only?.split(',').filter(Boolean);
 for (const phase of [...(only ?? []), ...opts.skip.split(',').filter(Boolean)]) {
   if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (phases: ${PHASES.join(', ')})`);
@@ -1019,6 +1022,12 @@ if (opts.only === 'startup') {
   printStartup(startup);
   process.exit(0);
 }
+// Fan-out fairness needs no corpus: it runs once, on two instances of its own (bench/perf/fairness.ts).
+const fairness = skip.has('fairness') ? null : await measureFairness({ dataDir, log });
+if (opts.only === 'fairness') {
+  printFairness(fairness);
+  process.exit(0);
+}
 const results: SizeResult[] = [];
 const largest = Math.max(...sizes);
 for (const size of sizes) results.push(await runSize(size, opts.profile && size === largest, stamp));
@@ -1042,6 +1051,7 @@ const out = {
   },
   results,
   startup,
+  fairness,
   targets,
 };
 const json = JSON.stringify(out, null, 2);
@@ -1064,6 +1074,7 @@ for (const t of targets) {
   );
 }
 printStartup(startup);
+printFairness(fairness);
 for (const r of results) {
   if (!r.profiles) continue;
   console.log(`\n${formatProfile(r.profiles.recall, `CPU profile, recall mix, ${r.label}`)}`);
