@@ -33,6 +33,21 @@ export interface FairnessResult {
   floodMessagesPerSecond: number;
   /** Instance A's event-loop delay during the flood windows. */
   loop: LoopDelay;
+  /**
+   * Instance A's own account (sphere_fanout_* on /metrics), over the whole run: results each
+   * workspace's subscribers sent, how many of those waited for their workspace's turn, and
+   * the mean wait of those that did.
+   */
+  fanout: Record<'flood' | 'quiet', { sent: number; waited: number; meanWaitMs: number }>;
+}
+
+/** One workspace's fan-out counters from a /metrics text. */
+function fanoutOf(metrics: string, workspace: string): { sent: number; waited: number; meanWaitMs: number } {
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}\\{workspace="${workspace}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  const waited = value('sphere_fanout_delay_seconds_count');
+  const sum = value('sphere_fanout_delay_seconds_sum');
+  return { sent: value('sphere_fanout_deliveries_total'), waited, meanWaitMs: waited ? (sum / waited) * 1000 : 0 };
 }
 
 const FLOOD_SUBSCRIBERS = 150;
@@ -229,6 +244,7 @@ export async function measureFairness(opts: {
         `  fairness ${mode}: quiet p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms (${samples.length} events)`,
       );
     }
+    const metrics = await (await fetch(new URL('/metrics', a.url))).text();
     const base = summarize(baseline);
     const floodLatency = summarize(flooded);
     return {
@@ -239,6 +255,7 @@ export async function measureFairness(opts: {
       floodCapturesPerSecond: floodCaptures / (floodMs / 1000),
       floodMessagesPerSecond: floodMessagesDuring / (floodMs / 1000),
       loop: loop ?? { p50: 0, p99: 0, max: 0 },
+      fanout: { flood: fanoutOf(metrics, 'flood'), quiet: fanoutOf(metrics, 'quiet') },
     };
   } finally {
     for (const ws of sockets) ws.terminate();
@@ -261,6 +278,12 @@ export function printFairness(r: FairnessResult | null): void {
   console.log(
     `  flood ${r.floodCapturesPerSecond.toFixed(0)} captures/s, ${r.floodMessagesPerSecond.toFixed(0)} messages/s delivered; A's loop delay p99 ${ms(r.loop.p99)} max ${ms(r.loop.max)}`,
   );
+  for (const ws of ['flood', 'quiet'] as const) {
+    const f = r.fanout[ws];
+    console.log(
+      `  ${ws} fan-out on A: ${f.sent} results sent, ${f.waited} waited for their turn (mean wait ${ms(f.meanWaitMs)})`,
+    );
+  }
   console.log(
     `  ${r.p99Ratio <= 2 ? 'PASS' : 'MISS'}  quiet p99 flooded/baseline ${r.p99Ratio.toFixed(2)}×  (target ≤ 2.0×)`,
   );
