@@ -20,6 +20,9 @@ const SLOW_TESTS = [
   'test/integration/client-reconnect.test.ts',
   'test/integration/reader-threads.test.ts',
   'test/integration/import-beside-server.test.ts',
+  'test/integration/connection-limits.test.ts',
+  'test/integration/data-dir.test.ts',
+  'test/integration/replay-paging.test.ts',
 ];
 
 export default defineConfig({

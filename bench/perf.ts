@@ -17,6 +17,8 @@
  *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
  *   h. the reader pool: recall throughput vs one reader thread, latency vs reads on the loop,
  *      the loop's longest stall over the first 100 recalls from a cold start (perf/readers.ts)
+ *   i. fan-out fairness: a quiet workspace's event latency while 150 subscribers of another
+ *      workspace are flooded, vs without the flood (two instances and Redis; alone: --only fairness)
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -40,6 +42,7 @@ import { contentHash } from '../src/memory/model.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
 import { type BareHttp, startBareHttp } from './perf/bare-http.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
+import { measureFairness, printFairness } from './perf/fairness.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
 import { type ImpactMeasure, measureImpact } from './perf/impact.ts';
 import { buildTemplate, copyTemplate, type LoadReport } from './perf/load.ts';
@@ -79,7 +82,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,readers,export,startup
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,readers,export,startup,fairness
   --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
                         measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
@@ -179,7 +182,18 @@ if (opts['hosted-rtt'] !== undefined) {
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
 const seed = Number(opts.seed);
 const dataDir = opts['data-dir'];
-const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'readers', 'export', 'startup'];
+const PHASES = [
+  'recall',
+  'graph',
+  'impact',
+  'capture',
+  'fanout',
+  'hostile',
+  'readers',
+  'export',
+  'startup',
+  'fairness',
+];
 const only = opts.only?.split(',').filter(Boolean);
 for (const phase of [...(only ?? []), ...opts.skip.split(',').filter(Boolean)]) {
   if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (phases: ${PHASES.join(', ')})`);
@@ -1026,6 +1040,12 @@ if (opts.only === 'startup') {
   printStartup(startup);
   process.exit(0);
 }
+// Fan-out fairness needs no corpus: it runs once, on two instances of its own (bench/perf/fairness.ts).
+const fairness = skip.has('fairness') ? null : await measureFairness({ dataDir, log });
+if (opts.only === 'fairness') {
+  printFairness(fairness);
+  process.exit(0);
+}
 const results: SizeResult[] = [];
 const largest = Math.max(...sizes);
 for (const size of sizes) results.push(await runSize(size, opts.profile && size === largest, stamp));
@@ -1049,6 +1069,7 @@ const out = {
   },
   results,
   startup,
+  fairness,
   targets,
 };
 const json = JSON.stringify(out, null, 2);
@@ -1071,6 +1092,7 @@ for (const t of targets) {
   );
 }
 printStartup(startup);
+printFairness(fairness);
 for (const r of results) {
   if (!r.profiles) continue;
   console.log(`\n${formatProfile(r.profiles.recall, `CPU profile, recall mix, ${r.label}`)}`);

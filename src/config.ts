@@ -24,8 +24,12 @@ export interface Config {
   corsOrigins: string[];
   /** The bearer token /metrics requires once the server is in token mode; null turns /metrics off there. */
   metricsToken: string | null;
-  /** WebSocket connections one token (or, in open mode, one peer address) may hold at once. */
+  /** WebSockets and server-sent-event streams one token (or, in open mode, one peer address) may hold at once. */
   maxSocketsPerClient: number;
+  /** Connections the server holds at once. */
+  maxConnections: number;
+  /** Connections one peer address may hold before any of them has authenticated. */
+  maxUnauthenticatedPerPeer: number;
   /** Live subscriptions one workspace may hold at once, over every connection and SSE stream. */
   maxSubscriptionsPerWorkspace: number;
   /** Largest answer a GraphQL operation may give, in bytes of JSON; larger ones are refused. */
@@ -134,6 +138,8 @@ const envSchema = z.object({
   ),
   SPHERE_METRICS_TOKEN: optional.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   SPHERE_MAX_SOCKETS_PER_CLIENT: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
+  SPHERE_MAX_CONNECTIONS: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(4_096)),
+  SPHERE_MAX_UNAUTHENTICATED_PER_PEER: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(128)),
   SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE: optional.pipe(
     z.coerce.number<string | undefined>().int().min(1).default(10_000),
   ),
@@ -221,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: e.SPHERE_METRICS_TOKEN ?? null,
     maxSocketsPerClient: e.SPHERE_MAX_SOCKETS_PER_CLIENT,
     maxSubscriptionsPerWorkspace: e.SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE,
+    maxConnections: e.SPHERE_MAX_CONNECTIONS,
+    maxUnauthenticatedPerPeer: e.SPHERE_MAX_UNAUTHENTICATED_PER_PEER,
     maxResponseBytes: e.SPHERE_MAX_RESPONSE_BYTES,
     maxWorkspaceMb: e.SPHERE_MAX_WORKSPACE_MB ?? null,
     trustedDocuments: e.SPHERE_TRUSTED_DOCUMENTS ?? null,

@@ -4,6 +4,42 @@ import type { Db } from '../db/client.ts';
 import type { EventBus, StreamStats } from './bus.ts';
 import { lastSeq, readEventLog } from './log.ts';
 
+/** Events read from the log at a time while replaying. */
+export const REPLAY_PAGE = 50;
+
+/**
+ * Replays of every stream take turns: one page per turn of the event loop, however many
+ * streams replay at once, so the loop polls for I/O (other clients' requests) between
+ * any two pages. A page's events are delivered within its turn when the consumer takes
+ * them at once (a socket whose kernel buffer still has room); a consumer that stops
+ * reading stops its stream, since `push` waits for it.
+ */
+class ReplayTurns {
+  readonly #waiting: Array<() => void> = [];
+  #scheduled = false;
+
+  /** Resolves when it is this caller's turn to read and deliver a page. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // An immediate queued while immediates run waits for the next turn, after the I/O poll.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#waiting.shift()?.();
+      if (this.#waiting.length > 0) this.#schedule();
+    });
+  }
+}
+
+const replayTurns = new ReplayTurns();
+
 export interface StreamOptions {
   /** Replay the log after this seq first; null = live only. */
   sinceSeq: number | null;
@@ -93,7 +129,7 @@ export function workspaceEvents(
   workspace: string,
   opts: StreamOptions,
 ): AsyncIterableIterator<MemoryEventRecord> {
-  const pageSize = opts.pageSize ?? 500;
+  const pageSize = opts.pageSize ?? REPLAY_PAGE;
   const pollMs = opts.pollMs ?? 0;
 
   return new Repeater<MemoryEventRecord>(async (push, stop) => {
@@ -107,9 +143,13 @@ export function workspaceEvents(
 
     // Live-only streams start after what is committed now, so a later gap can be recognised.
     let last: number = opts.sinceSeq ?? (await lastSeq(db));
-    // Emits the log after `last`, up to (not including) `until`.
+    // Emits the log after `last`, up to (not including) `until`, a page per turn (see
+    // ReplayTurns): a consumer that takes each event at once would otherwise replay the
+    // whole log in one turn, holding the loop for every other client.
     const replay = async (until: number | null) => {
       while (!stopped) {
+        await replayTurns.next();
+        if (stopped) return;
         const page = await readEventLog(db, workspace, last, pageSize);
         for (const event of page) {
           if (stopped || (until !== null && event.seq >= until)) return;

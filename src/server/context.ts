@@ -14,6 +14,7 @@ import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import { DEFAULT_TOKEN_WORKSPACE_MB, StorageMeter } from '../workspaces/storage-quota.ts';
+import type { ConnectionLimits } from './connections.ts';
 import type { Logger, Metrics } from './observability.ts';
 
 /** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
@@ -128,6 +129,8 @@ export interface ContextDeps {
   semantic: () => Semantic | null;
   /** The LLM binding, or null while off. */
   llm?: () => LlmBinding | null;
+  /** Told which connections carried an authenticated request. */
+  connections?: Pick<ConnectionLimits, 'authenticated'>;
 }
 
 /** Builds each operation's context: the caller's access, workspace, fresh loaders and quotas. */
@@ -136,6 +139,7 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
   const storage = new StorageMeter();
   return async (initial) => {
     const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
+    deps.connections?.authenticated(initial.req?.socket);
     // A view, not an open database: reads of a workspace that does not exist create nothing.
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();

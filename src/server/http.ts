@@ -134,6 +134,9 @@ function refuseBody(req: IncomingMessage, res: ServerResponse): boolean {
 
 const DASHBOARD_PATHS = new Set(['/', '/index.html', '/app.js', '/app.css']);
 
+const isHealth = (req: IncomingMessage) =>
+  (req.method === 'GET' || req.method === 'HEAD') && (req.url ?? '/').split('?')[0] === '/health';
+
 /** Routes an admitted request: /health, /metrics, the dashboard, GraphiQL, then GraphQL itself. */
 function createRouter(deps: HttpDeps): RequestListener {
   const { config, yoga, gate, logger } = deps;
@@ -148,7 +151,7 @@ function createRouter(deps: HttpDeps): RequestListener {
     : null;
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (isHealth(req)) {
       void answerHealth(deps, res);
     } else if (path === '/metrics' && req.method === 'GET') {
       void answerMetrics(deps, req, res);
@@ -239,7 +242,9 @@ export function createHttpHandler(deps: HttpDeps): HttpHandler {
       },
       (err: unknown) => {
         deps.logger.error({ err }, 'control database unavailable');
-        sendJsonError(res, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE');
+        // /health keeps its shape whatever state the control database is in (it says unavailable).
+        if (isHealth(req)) void answerHealth(deps, res);
+        else sendJsonError(res, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE');
       },
     );
   };

@@ -1,6 +1,7 @@
 import { DomainError } from '../contract/errors.ts';
 import type { StreamStats } from '../events/bus.ts';
 import { toGraphQLError } from '../graphql/errors.ts';
+import { FairFanout } from './fanout.ts';
 
 /** What a subscription yields, as graphql-ws consumes it. */
 type Result = unknown;
@@ -14,6 +15,7 @@ interface Subscriber {
 }
 
 interface Hub {
+  workspace: string;
   subscribers: Set<Subscriber>;
   upstream: AsyncIterator<Result> | null;
   stopped: boolean;
@@ -26,7 +28,9 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Result> {
 /**
  * Runs each distinct live subscription once and hands every result to all of its
  * subscribers: a thousand dashboards watching `events { … }` in one workspace cost one
- * GraphQL execution per event, not a thousand. A subscriber that falls `bufferMax`
+ * GraphQL execution per event, not a thousand (and one serialization: see ws.ts).
+ * Subscribers send what they hold through a FairFanout, a slice per workspace per turn, so
+ * one workspace's crowd of subscribers never holds up another's events. A subscriber that falls `bufferMax`
  * results behind is ended with an error (it resumes with `sinceSeq`), so a stalled
  * client never holds the others back or grows memory.
  */
@@ -34,17 +38,24 @@ export class Multicast {
   readonly #hubs = new Map<string, Promise<Hub | Source>>();
   readonly #bufferMax: number;
   readonly #stats: StreamStats;
+  readonly #fanout: FairFanout;
 
-  constructor(stats: StreamStats, bufferMax = 1_000) {
+  constructor(stats: StreamStats, bufferMax = 1_000, fanout = new FairFanout()) {
     this.#stats = stats;
     this.#bufferMax = bufferMax;
+    this.#fanout = fanout;
   }
 
-  /** Joins the subscription `key`, starting it with `start` if nobody runs it yet. */
-  async subscribe(key: string, start: () => Promise<Source> | Source, retried = false): Promise<Source> {
+  /** Joins the subscription `key` of `workspace`, starting it with `start` if nobody runs it yet. */
+  async subscribe(
+    key: string,
+    workspace: string,
+    start: () => Promise<Source> | Source,
+    retried = false,
+  ): Promise<Source> {
     let pending = this.#hubs.get(key);
     if (!pending) {
-      pending = this.#open(key, start);
+      pending = this.#open(key, workspace, start);
       this.#hubs.set(key, pending);
       pending.catch(() => this.#hubs.delete(key));
     }
@@ -58,15 +69,15 @@ export class Multicast {
       // Its last subscriber left between it being found and joined: start a fresh one, once
       // (an upstream that ends by itself at once simply completes for its subscriber).
       if (this.#hubs.get(key) === pending) this.#hubs.delete(key);
-      return this.subscribe(key, start, true);
+      return this.subscribe(key, workspace, start, true);
     }
     return this.#join(key, hub);
   }
 
-  async #open(key: string, start: () => Promise<Source> | Source): Promise<Hub | Source> {
+  async #open(key: string, workspace: string, start: () => Promise<Source> | Source): Promise<Hub | Source> {
     const source = await start();
     if (!isAsyncIterable(source)) return source;
-    const hub: Hub = { subscribers: new Set(), upstream: source[Symbol.asyncIterator](), stopped: false };
+    const hub: Hub = { workspace, subscribers: new Set(), upstream: source[Symbol.asyncIterator](), stopped: false };
     void this.#pump(key, hub);
     return hub;
   }
@@ -76,23 +87,8 @@ export class Multicast {
       while (!hub.stopped && hub.upstream) {
         const next = await hub.upstream.next();
         if (next.done) break;
-        for (const sub of hub.subscribers) {
-          if (sub.queue.length >= this.#bufferMax) {
-            this.#stats.overflows++;
-            sub.error = toGraphQLError(
-              new DomainError(
-                'RATE_LIMITED',
-                'subscriber too slow: resubscribe with events(sinceSeq: <last seq seen>)',
-              ),
-            );
-            sub.queue = [];
-            hub.subscribers.delete(sub);
-            if (hub.subscribers.size === 0) void this.#stop(key, hub);
-          } else {
-            sub.queue.push(next.value);
-          }
-          sub.wake?.();
-        }
+        this.#fanout.produced(hub.workspace);
+        for (const sub of hub.subscribers) this.#give(key, hub, sub, next.value);
       }
     } catch (error) {
       for (const sub of hub.subscribers) {
@@ -106,6 +102,23 @@ export class Multicast {
         sub.wake?.();
       }
     }
+  }
+
+  /** Queues a result for one subscriber, or ends a subscriber that fell `bufferMax` behind. */
+  #give(key: string, hub: Hub, sub: Subscriber, value: Result): void {
+    if (!hub.subscribers.has(sub)) return;
+    if (sub.queue.length >= this.#bufferMax) {
+      this.#stats.overflows++;
+      sub.error = toGraphQLError(
+        new DomainError('RATE_LIMITED', 'subscriber too slow: resubscribe with events(sinceSeq: <last seq seen>)'),
+      );
+      sub.queue = [];
+      hub.subscribers.delete(sub);
+      if (hub.subscribers.size === 0) void this.#stop(key, hub);
+    } else {
+      sub.queue.push(value);
+    }
+    sub.wake?.();
   }
 
   /** Ends a hub nobody listens to: its upstream stops (and unsubscribes) at once. */
@@ -129,7 +142,13 @@ export class Multicast {
     const iterator: AsyncIterableIterator<Result> = {
       next: async () => {
         while (true) {
-          if (sub.queue.length > 0) return { done: false, value: sub.queue.shift() };
+          if (sub.queue.length > 0) {
+            // Sending waits for the workspace's turn (see FairFanout).
+            const turn = this.#fanout.take(hub.workspace);
+            if (turn) await turn;
+            if (sub.queue.length > 0) return { done: false, value: sub.queue.shift() };
+            continue;
+          }
           if (sub.error) {
             const error = sub.error;
             sub.error = null;

@@ -8,19 +8,23 @@ import type { Semantic } from '../memory/embeddings/semantic.ts';
 import type { LlmBinding } from '../memory/llm/binding.ts';
 import { isLoopback } from '../workspaces/auth.ts';
 import { ControlStore } from '../workspaces/control.ts';
+import { DataDirRefusal } from '../workspaces/data-dir.ts';
 import { type RegistryOptions, WorkspaceRegistry } from '../workspaces/registry.ts';
 import { Cap } from './caps.ts';
+import { ConnectionLimits, HTTP_TIMEOUTS } from './connections.ts';
 import { createContextFactory, Gatekeeper } from './context.ts';
+import { FairFanout, fanoutMetrics } from './fanout.ts';
 import { answerClientError, createHttpHandler } from './http.ts';
 import { impactUpkeep } from './impact-upkeep.ts';
 import { startLlm } from './llm.ts';
 import { Multicast } from './multicast.ts';
 import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { Rechecks } from './rechecks.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
 import { startSemantic } from './semantic.ts';
 import { loadTrustedDocuments } from './trusted-documents.ts';
 import { attachWebSockets } from './ws.ts';
-import { createGraphQLHandler, GRAPHQL_PATH } from './yoga.ts';
+import { createGraphQLHandler, GRAPHQL_PATH, TOKEN_RECHECK_MS } from './yoga.ts';
 
 /** How long shutdown waits for in-flight HTTP requests before cutting them. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -157,10 +161,42 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
   const metrics = createMetrics(registry, bus);
   const gate = new Gatekeeper({ control, authRequired: config.authRequired, logger, metrics });
   const subscriptions = new Cap(config.maxSubscriptionsPerWorkspace);
-  const contextDeps = { gate, registry, control, bus, realtime, clock, config, semantic: sink.semantic, llm: sink.llm };
+  // WebSockets and server-sent-event streams count alike against their client's cap.
+  const sockets = new Cap(config.maxSocketsPerClient);
+  const rechecks = new Rechecks(TOKEN_RECHECK_MS);
+  const connections = new ConnectionLimits({
+    max: config.maxConnections,
+    maxUnauthenticatedPerPeer: config.maxUnauthenticatedPerPeer,
+    onRefused: (reason, peer) => {
+      metrics.requestsRefused.inc({ reason });
+      logger.warn({ peer, reason }, 'connection refused');
+    },
+  });
+  const contextDeps = {
+    gate,
+    registry,
+    control,
+    bus,
+    realtime,
+    clock,
+    config,
+    semantic: sink.semantic,
+    llm: sink.llm,
+    connections,
+  };
   const createContext = createContextFactory(contextDeps);
   const trusted = config.trustedDocuments ? loadTrustedDocuments(config.trustedDocuments) : null;
-  const yoga = createGraphQLHandler({ config, gate, createContext, subscriptions, logger, metrics, trusted });
+  const yoga = createGraphQLHandler({
+    config,
+    gate,
+    createContext,
+    subscriptions,
+    sockets,
+    rechecks,
+    logger,
+    metrics,
+    trusted,
+  });
   const controlHealthy = () => control().then((c) => c.tokensExist());
   // Asked on every request by the request guard; once bound it never changes, and asking the
   // socket is a system call.
@@ -182,12 +218,22 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     embeddings: () => sink.semantic()?.status() ?? null,
     llm: () => sink.llm()?.status() ?? null,
   });
-  const http = createServer(handler.listener);
+  const http = createServer(HTTP_TIMEOUTS, handler.listener);
   http.on('clientError', answerClientError);
-  const multicast = new Multicast(bus.streams, realtime.bufferMax);
-  const sockets = new Cap(config.maxSocketsPerClient);
+  connections.attach(http);
+  const multicast = new Multicast(bus.streams, realtime.bufferMax, new FairFanout(fanoutMetrics(metrics.registry)));
   const admit = handler.admit;
-  const ws = attachWebSockets(http, { yoga, gate, multicast, sockets, subscriptions, admit, trusted });
+  const ws = attachWebSockets(http, {
+    yoga,
+    gate,
+    multicast,
+    sockets,
+    subscriptions,
+    rechecks,
+    connections,
+    admit,
+    trusted,
+  });
 
   const upkeep = impactUpkeep(registry, config.impact, logger);
   let stopping: Promise<void> | null = null;
@@ -201,6 +247,12 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     semantic: sink.semantic,
     llm: sink.llm,
     start: async () => {
+      // A control database the server must never use (a link out of the data directory,
+      // another program's file) stops it here, with the reason; any other failure to open
+      // it is retried on use and shows in /health.
+      await control().catch((error: unknown) => {
+        if (error instanceof DataDirRefusal) throw error;
+      });
       await refuseOpenModeOffLoopback(config, gate);
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       if (!sink.llm()) sink.setLlm(startLlm(config, logger, sink.semantic));

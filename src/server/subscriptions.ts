@@ -1,9 +1,13 @@
+import type { IncomingMessage } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { toGraphQLError } from '../graphql/errors.ts';
+import type { Access } from '../workspaces/access.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
+import { bearerOf, type Gatekeeper } from './context.ts';
+import { type Rechecks, watchAccess } from './rechecks.ts';
 
 /** A subscription's answer once it is refused or ended: one result carrying the error. */
 export const rateLimitedSubscription = (cap: Cap) =>
@@ -11,50 +15,48 @@ export const rateLimitedSubscription = (cap: Cap) =>
     new DomainError('RATE_LIMITED', `this workspace already has ${cap.max} live subscriptions; close some and retry`),
   );
 
-/** Why a stream's access ended: its token was revoked, or the server left open mode. */
-export const TOKEN_REVOKED = 'the bearer token was revoked';
-export const TOKENS_NOW_REQUIRED = 'the server now requires a bearer token: a token was created';
+/** The refusal of a stream or socket past the per-client cap. */
+export const tooManyStreams = (cap: Cap) =>
+  `Too many connections: at most ${cap.max} WebSockets and server-sent-event streams per client`;
+
+/**
+ * What one client holds its streams and sockets under: its token, or in open mode (where
+ * every caller is anonymous) its peer address.
+ */
+export const clientKey = (access: Access, peer: string | undefined) =>
+  access.tokenId ? `token:${access.tokenId}` : `peer:${peer ?? 'unknown'}`;
+
 const accessEnded = (message: string) => toGraphQLError(new DomainError('UNAUTHENTICATED', message));
 
 type Result = ExecutionResult;
 
 /**
- * Ends a stream with an UNAUTHENTICATED result once `stillValid` says no, checked every
- * `everyMs`: a server-sent-events stream has no socket to close, so the stream itself ends.
+ * Ends a stream with an UNAUTHENTICATED result once `watch` reports its access denied: a
+ * server-sent-events stream has no socket to close, so the stream itself ends. `watch`
+ * starts watching and returns the function that stops.
  */
-export function endWhenRevoked(
+export function endWhenDenied(
   source: AsyncIterableIterator<Result>,
-  stillValid: () => Promise<boolean>,
-  everyMs: number,
-  message = TOKEN_REVOKED,
+  watch: (onDenied: (reason: string) => void) => () => void,
 ): AsyncIterableIterator<Result> {
   let ended = false;
-  let reportRevoked: (() => void) | null = null;
-  const revocation = new Promise<'revoked'>((resolve) => {
-    reportRevoked = () => resolve('revoked');
+  let reportDenied: ((reason: string) => void) | null = null;
+  const denial = new Promise<{ denied: string }>((resolve) => {
+    reportDenied = (reason) => resolve({ denied: reason });
   });
-  const timer = setInterval(() => {
-    stillValid().then(
-      (valid) => {
-        if (!valid) reportRevoked?.();
-      },
-      () => {},
-    );
-  }, everyMs);
-  timer.unref();
-  void revocation.then(() => clearInterval(timer));
+  const unwatch = watch((reason) => reportDenied?.(reason));
   const finish = async () => {
     ended = true;
-    clearInterval(timer);
+    unwatch();
     await source.return?.();
   };
   const iterator: AsyncIterableIterator<Result> = {
     async next() {
       if (ended) return { done: true, value: undefined };
-      const next = await Promise.race([source.next(), revocation]);
-      if (next === 'revoked') {
+      const next = await Promise.race([source.next(), denial]);
+      if ('denied' in next) {
         await finish();
-        return { done: false, value: { errors: [accessEnded(message)] } };
+        return { done: false, value: { errors: [accessEnded(next.denied)] } };
       }
       if (next.done) await finish();
       return next;
@@ -78,38 +80,54 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Result> {
 
 /**
  * Subscriptions over HTTP (server-sent events): each counts against its workspace's cap
- * while it lives; a token's stream ends within `recheckMs` of the token's revocation, and
- * a stream opened without a token within `recheckMs` of the server leaving open mode (the
- * first token created), so no anonymous reader keeps a feed of a protected workspace.
- * graphql-ws subscriptions are guarded by the WebSocket glue instead (per subscriber,
- * since identical ones share one execution; revocation closes the socket).
+ * and against its client's cap (the same one WebSockets count against) while it lives; a
+ * token's stream ends within a recheck of the token's revocation, and a stream opened
+ * without a token within a recheck of the server leaving open mode (the first token
+ * created), so no anonymous reader keeps a feed of a protected workspace. Rechecks are
+ * shared per token (see Rechecks). graphql-ws subscriptions are guarded by the WebSocket
+ * glue instead (per subscriber, since identical ones share one execution; revocation
+ * closes the socket).
  */
 export function useSseSubscriptionGuards(opts: {
+  /** Live subscriptions per workspace. */
   cap: Cap;
-  tokenStillValid: (ctx: Context) => Promise<boolean>;
-  /** Whether requests without a token are still served (open mode). */
-  stillOpen: () => Promise<boolean>;
-  recheckMs: number;
+  /** Streams and sockets per client (token, or peer in open mode). */
+  sockets: Cap;
+  gate: Pick<Gatekeeper, 'stillValid' | 'tokenMode'>;
+  rechecks: Rechecks;
 }): Plugin<Context> {
   return {
     onSubscribe({ args }) {
-      const ctx = args.contextValue as Context & { connectionParams?: unknown };
+      const ctx = args.contextValue as Context & {
+        connectionParams?: unknown;
+        req?: IncomingMessage;
+        request?: Request;
+      };
       if (ctx.connectionParams !== undefined) return;
       return {
         onSubscribeResult({ result, setResult }) {
           if (!isAsyncIterable(result)) return;
-          const release = opts.cap.acquire(ctx.access.workspaceId);
           const iterator = result[Symbol.asyncIterator]();
+          const client = opts.sockets.acquire(clientKey(ctx.access, ctx.req?.socket.remoteAddress));
+          if (!client) {
+            void iterator.return?.();
+            setResult({ errors: [toGraphQLError(new DomainError('RATE_LIMITED', tooManyStreams(opts.sockets)))] });
+            return;
+          }
+          const release = opts.cap.acquire(ctx.access.workspaceId);
           if (!release) {
+            client();
             void iterator.return?.();
             setResult({ errors: [rateLimitedSubscription(opts.cap)] });
             return;
           }
-          const counted = onIteratorEnd(result as AsyncIterable<Result>, release);
+          const counted = onIteratorEnd(result as AsyncIterable<Result>, () => {
+            release();
+            client();
+          });
+          const token = bearerOf(ctx.request?.headers.get('authorization'));
           setResult(
-            ctx.access.tokenId
-              ? endWhenRevoked(counted, () => opts.tokenStillValid(ctx), opts.recheckMs)
-              : endWhenRevoked(counted, opts.stillOpen, opts.recheckMs, TOKENS_NOW_REQUIRED),
+            endWhenDenied(counted, (onDenied) => watchAccess(opts.rechecks, opts.gate, ctx.access, token, onDenied)),
           );
         },
       };

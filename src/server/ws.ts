@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import {
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
   GraphQLError,
   type GraphQLFormattedError,
   getOperationAST,
@@ -18,13 +19,15 @@ import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError } from '../graphql/errors.ts';
 import type { Access } from '../workspaces/access.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
+import type { ConnectionLimits } from './connections.ts';
 import { bearerOf, type Gatekeeper } from './context.ts';
 import { BAD_TARGET, type Refusal, rawRefusal, toOriginForm } from './guard.ts';
 import { CONTROL_UNAVAILABLE, MAX_BODY_BYTES } from './http.ts';
 import type { Multicast } from './multicast.ts';
-import { rateLimitedSubscription } from './subscriptions.ts';
+import { type Rechecks, TOKEN_REVOKED, watchAccess } from './rechecks.ts';
+import { clientKey, rateLimitedSubscription, tooManyStreams } from './subscriptions.ts';
 import { persistedHashOf, TRUSTED_ONLY_MESSAGE, type TrustedDocuments } from './trusted-documents.ts';
-import { GRAPHQL_PATH, TOKEN_RECHECK_MS, type Yoga } from './yoga.ts';
+import { GRAPHQL_PATH, type Yoga } from './yoga.ts';
 
 /** Subscriptions one WebSocket connection may hold at once. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
@@ -33,9 +36,13 @@ export interface WsDeps {
   yoga: Yoga;
   gate: Gatekeeper;
   multicast: Multicast;
-  /** Sockets per token (open mode: per peer address), and live subscriptions per workspace. */
+  /** Sockets and SSE streams per token (open mode: per peer address), and live subscriptions per workspace. */
   sockets: Cap;
   subscriptions: Cap;
+  /** Shared access rechecks: one per token per second. */
+  rechecks: Rechecks;
+  /** Learns which connections have authenticated (they leave the per-peer cap of those that have not). */
+  connections: ConnectionLimits;
   admit: (req: IncomingMessage) => Promise<Refusal | null>;
   /** With a manifest, an operation names a listed document by hash instead of sending it. */
   trusted: TrustedDocuments | null;
@@ -54,6 +61,7 @@ interface Prepared {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
   shareKey: string | null;
+  workspace: string;
   release: () => void;
 }
 
@@ -102,6 +110,8 @@ function shareKeyOf(document: DocumentNode, params: OperationParams, access: Acc
  */
 export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void | Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  // Before graphql-ws's own listener: every socket's sends go through the serialized-once cache.
+  wss.on('connection', sendingSerializedOnce);
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (!toOriginForm(req)) {
@@ -127,8 +137,10 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
       connectionInitWaitTimeout: 5_000,
       onConnect: (ctx) => connect(deps, ctx),
       onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: asOverHttp(result.errors) } : undefined,
+      onNext: (ctx, id, _payload, _args, result) =>
+        result.errors?.length
+          ? { ...result, errors: asOverHttp(result.errors) }
+          : serializedOnce(ctx.extra.socket, id, result),
       onError: (_ctx, _id, _payload, errors) => asOverHttp(errors),
     },
     wss,
@@ -146,6 +158,47 @@ function asOverHttp(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
     const { extensions: _all, ...formatted } = typeof error.toJSON === 'function' ? error.toJSON() : error;
     return Object.keys(extensions).length > 0 ? { ...formatted, extensions } : formatted;
   });
+}
+
+/**
+ * Each result's JSON, made once: subscribers sharing a live subscription (see Multicast)
+ * receive the same result object, so 150 subscribers of a workspace cost one
+ * serialization per event, not 150. graphql-ws serializes each message itself, so the
+ * result is swapped for a stand-in payload that the socket's `send` replaces with the
+ * JSON made once (`pending` holds it per socket and operation id).
+ */
+const serialized = new WeakMap<object, string>();
+const pending = new WeakMap<WebSocket, Map<string, string>>();
+/** A payload no result has (results carry data or errors), so it can only be the stand-in. */
+const STAND_IN = Object.freeze({}) as ExecutionResult;
+
+function serializedOnce(socket: WebSocket, id: string, result: ExecutionResult): ExecutionResult {
+  let json = serialized.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    serialized.set(result, json);
+  }
+  let bySocket = pending.get(socket);
+  if (!bySocket) {
+    bySocket = new Map();
+    pending.set(socket, bySocket);
+  }
+  // The exact text graphql-ws makes of the stand-in message (it stringifies { id, type, payload }).
+  bySocket.set(JSON.stringify({ id, type: 'next', payload: STAND_IN }), json);
+  return STAND_IN;
+}
+
+function sendingSerializedOnce(socket: WebSocket): void {
+  const send = socket.send.bind(socket) as (data: unknown, cb?: (err?: Error) => void) => void;
+  socket.send = ((data: unknown, cb?: (err?: Error) => void) => {
+    const bySocket = typeof data === 'string' ? pending.get(socket) : undefined;
+    const json = bySocket?.get(data as string);
+    if (json === undefined) return send(data, cb);
+    bySocket?.delete(data as string);
+    const text = data as string;
+    // '{"id":"…","type":"next","payload":{}}' → the same with the result's JSON as payload.
+    return send(`${text.slice(0, -3)}${json}}`, cb);
+  }) as WebSocket['send'];
 }
 
 type Ctx = WsContext<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>;
@@ -180,33 +233,24 @@ async function connect(deps: WsDeps, ctx: Ctx): Promise<boolean> {
     // workspace id) is reported on each operation with its code.
     return !(error instanceof DomainError && error.code === 'UNAUTHENTICATED');
   }
-  // Sockets per token, or per peer address in open mode: one client cannot hold them all.
-  const release = deps.sockets.acquire(access.tokenId ? `token:${access.tokenId}` : `peer:${peer}`);
+  // Sockets and server-sent-event streams per token, or per peer address in open mode:
+  // one client cannot hold them all.
+  const release = deps.sockets.acquire(clientKey(access, peer));
   if (!release) {
-    socket.close(4429, `Too many connections: at most ${deps.sockets.max} per client`);
+    socket.close(4429, tooManyStreams(deps.sockets));
     return false;
   }
   releaseOnClose(socket, release);
-  const token = bearerOf(params.authorization);
+  deps.connections.authenticated(ctx.extra.request.socket);
   // A revoked token loses its open sockets too, within a second; so does a socket opened
   // without a token once the server leaves open mode (the first token is created).
-  const stillAllowed =
-    access.tokenId && token
-      ? () => deps.gate.stillValid(access, token)
-      : async () => !access.tokenId && !(await deps.gate.tokenMode());
-  const reason = access.tokenId ? 'Forbidden: token revoked' : 'Forbidden: the server now requires a bearer token';
-  const timer = setInterval(() => {
-    stillAllowed().then(
-      (allowed) => {
-        if (allowed) return;
-        clearInterval(timer);
-        socket.close(4403, reason);
-      },
-      () => {},
-    );
-  }, TOKEN_RECHECK_MS);
-  timer.unref();
-  releaseOnClose(socket, () => clearInterval(timer));
+  const unwatch = watchAccess(deps.rechecks, deps.gate, access, bearerOf(params.authorization), (reason) =>
+    socket.close(
+      4403,
+      reason === TOKEN_REVOKED ? 'Forbidden: token revoked' : 'Forbidden: the server now requires a bearer token',
+    ),
+  );
+  releaseOnClose(socket, unwatch);
   return true;
 }
 
@@ -244,6 +288,7 @@ async function prepare(deps: WsDeps, ctx: Ctx, params: OperationParams) {
       subscribe,
       // Identical live subscriptions in one workspace run once and share their results.
       shareKey: shareKeyOf(document, params, contextValue.access),
+      workspace: contextValue.access.workspaceId,
       release,
     };
     return {
@@ -281,7 +326,7 @@ async function subscribeShared(deps: WsDeps, args: ExecutionArgs): Promise<unkno
   let result: unknown;
   try {
     result = await (root.shareKey
-      ? deps.multicast.subscribe(root.shareKey, () => root.subscribe(args) as never)
+      ? deps.multicast.subscribe(root.shareKey, root.workspace, () => root.subscribe(args) as never)
       : root.subscribe(args));
   } catch (error) {
     root.release();

@@ -9,10 +9,11 @@ import { useMutationGuard } from '../graphql/mutation-guard.ts';
 import { useResponseCap } from '../graphql/response-size.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Cap } from './caps.ts';
-import { bearerOf, type Gatekeeper, type InitialContext } from './context.ts';
+import type { Gatekeeper, InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';
 import { corsAllowed } from './guard.ts';
 import { type Logger, type Metrics, useObservability } from './observability.ts';
+import type { Rechecks } from './rechecks.ts';
 import { useCodedRefusals, useVaryOrigin } from './refusals.ts';
 import { useSseSubscriptionGuards } from './subscriptions.ts';
 import { type TrustedDocuments, useTrustedDocuments } from './trusted-documents.ts';
@@ -30,6 +31,10 @@ export interface YogaDeps {
   gate: Gatekeeper;
   createContext: (initial: InitialContext) => Promise<Context>;
   subscriptions: Cap;
+  /** Streams and sockets per client: server-sent-event streams count here as WebSockets do. */
+  sockets: Cap;
+  /** Shared access rechecks of long-lived streams. */
+  rechecks: Rechecks;
   logger: Logger;
   metrics: Metrics;
 }
@@ -100,15 +105,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       useErrorCodes(),
       ...(deps.trusted ? [useTrustedDocuments(deps.trusted)] : []),
       useCsrfPrevention(['x-graphql-yoga-csrf', 'x-workspace', 'authorization']),
-      useSseSubscriptionGuards({
-        cap: deps.subscriptions,
-        recheckMs: TOKEN_RECHECK_MS,
-        tokenStillValid: async (ctx) => {
-          const token = bearerOf((ctx as Context & { request?: Request }).request?.headers.get('authorization'));
-          return token !== undefined && (await gate.stillValid(ctx.access, token));
-        },
-        stillOpen: async () => !(await gate.tokenMode()),
-      }),
+      useSseSubscriptionGuards({ cap: deps.subscriptions, sockets: deps.sockets, gate, rechecks: deps.rechecks }),
       ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
       useMutationGuard(),
     ],

@@ -11,6 +11,8 @@ import { migrateConcurrently, openClient } from '../db/client.ts';
 import { auditLog, controlSchema, tokens, workspaces } from '../db/control-schema.ts';
 import { CONTROL_DB_SETTINGS, remoteUnavailable } from '../db/remote-failure.ts';
 import type { Access } from './access.ts';
+import { checkControlDatabase, claimControlDatabase } from './control-file.ts';
+import { assertInsideDataDir, DataDirRefusal } from './data-dir.ts';
 
 const CONTROL_MIGRATIONS = fileURLToPath(new URL('../../drizzle/control', import.meta.url));
 
@@ -67,13 +69,19 @@ export class ControlStore {
 
   static async open(loc: ControlLocation, clock: () => number = Date.now): Promise<ControlStore> {
     const url = loc.controlDbUrl ?? `file:${join(loc.dataDir, '_control.db')}`;
-    const client = await openClient({ url, authToken: loc.dbAuthToken ?? undefined, local: url.startsWith('file:') });
+    const local = url.startsWith('file:');
+    const path = url.slice('file:'.length);
+    if (local && !loc.controlDbUrl) assertInsideDataDir(loc.dataDir, path);
+    const client = await openClient({ url, authToken: loc.dbAuthToken ?? undefined, local });
     const store = new ControlStore(client, clock);
     try {
+      // Another program's database is refused before anything is written to it.
+      await checkControlDatabase(client, local ? path : 'SPHERE_CONTROL_DB_URL', local);
       await migrateConcurrently(() => migrate(store.#db, { migrationsFolder: CONTROL_MIGRATIONS }));
+      if (local) await claimControlDatabase(client);
     } catch (error) {
       client.close();
-      throw url.startsWith('file:') ? error : remoteUnavailable(url, error, CONTROL_DB_SETTINGS);
+      throw local || error instanceof DataDirRefusal ? error : remoteUnavailable(url, error, CONTROL_DB_SETTINGS);
     }
     return store;
   }

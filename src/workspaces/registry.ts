@@ -13,6 +13,7 @@ import {
 import { type OpenedDatabase, openDatabase } from '../db/open.ts';
 import type { Writer } from '../db/writer.ts';
 import { Bookkeeper } from '../memory/bookkeeping.ts';
+import { assertInsideDataDir } from './data-dir.ts';
 
 /** One open workspace: its database, its single writer, and its deferred read bookkeeping. */
 export interface Workspace {
@@ -300,6 +301,7 @@ export class WorkspaceRegistry {
     const location = this.locate(id);
     // A file deleted since it was migrated comes back empty and needs its schema again.
     const fresh = location.local && !existsSync(location.url.slice('file:'.length));
+    if (location.local) this.#assertInside(id, location.url.slice('file:'.length));
     let opened: OpenedDatabase;
     try {
       // The migrator reads every migration file and syncs the log each time; a database
@@ -322,6 +324,22 @@ export class WorkspaceRegistry {
     }
     this.#migrated.add(id);
     return { id, ...opened, bookkeeper: new Bookkeeper(opened.writer) };
+  }
+
+  /** A workspace file that is a link leading outside the data directory is refused, not followed. */
+  #assertInside(id: string, path: string): void {
+    try {
+      assertInsideDataDir(this.#opts.dataDir, path);
+    } catch (error) {
+      this.#opts.onOpenFailure?.(id, error);
+      throw Object.assign(
+        new DomainError(
+          'UNAVAILABLE',
+          `the database of workspace ${id} leads outside the data directory; the server refuses to open it (an operator must remove the link)`,
+        ),
+        { cause: error },
+      );
+    }
   }
 }
 

@@ -45,8 +45,8 @@ describe('Multicast', () => {
   it('runs one upstream for identical subscriptions and delivers every result to each', async () => {
     const m = new Multicast(stats());
     const src = pushSource();
-    const a = (await m.subscribe('k', src.start)) as It;
-    const b = (await m.subscribe('k', src.start)) as It;
+    const a = (await m.subscribe('k', 'w', src.start)) as It;
+    const b = (await m.subscribe('k', 'w', src.start)) as It;
     expect(src.state.starts).toBe(1);
     src.push(1);
     src.push(2);
@@ -57,8 +57,8 @@ describe('Multicast', () => {
   it('keeps others going when one leaves, and closes the upstream when the last leaves', async () => {
     const m = new Multicast(stats());
     const src = pushSource();
-    const a = (await m.subscribe('k', src.start)) as It;
-    const b = (await m.subscribe('k', src.start)) as It;
+    const a = (await m.subscribe('k', 'w', src.start)) as It;
+    const b = (await m.subscribe('k', 'w', src.start)) as It;
     await a.return?.();
     src.push(7);
     expect((await b.next()).value).toBe(7);
@@ -66,7 +66,7 @@ describe('Multicast', () => {
     await b.return?.();
     expect(src.state.closed).toBe(true);
     // A new subscriber after that starts a fresh upstream.
-    const c = (await m.subscribe('k', src.start)) as It;
+    const c = (await m.subscribe('k', 'w', src.start)) as It;
     expect(src.state.starts).toBe(2);
     await c.return?.();
   });
@@ -75,8 +75,8 @@ describe('Multicast', () => {
     const s = stats();
     const m = new Multicast(s, 3);
     const src = pushSource();
-    const slow = (await m.subscribe('k', src.start)) as It;
-    const fast = (await m.subscribe('k', src.start)) as It;
+    const slow = (await m.subscribe('k', 'w', src.start)) as It;
+    const fast = (await m.subscribe('k', 'w', src.start)) as It;
     const seen: number[] = [];
     const reading = (async () => {
       for (let i = 0; i < 6; i++) seen.push((await fast.next()).value as number);
@@ -95,7 +95,7 @@ describe('Multicast', () => {
     const m = new Multicast(stats());
     let starts = 0;
     const empty = async function* () {};
-    const a = (await m.subscribe('k', () => {
+    const a = (await m.subscribe('k', 'w', () => {
       starts++;
       return empty();
     })) as It;
@@ -106,9 +106,9 @@ describe('Multicast', () => {
   it('does not share error results', async () => {
     const m = new Multicast(stats());
     const error = { errors: [{ message: 'no' }] };
-    expect(await m.subscribe('k', () => error)).toBe(error);
+    expect(await m.subscribe('k', 'w', () => error)).toBe(error);
     const src = pushSource();
-    const a = (await m.subscribe('k', src.start)) as It;
+    const a = (await m.subscribe('k', 'w', src.start)) as It;
     expect(src.state.starts).toBe(1);
     await a.return?.();
   });
