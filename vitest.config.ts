@@ -17,6 +17,7 @@ const SLOW_TESTS = [
   'test/integration/hostile-tenant.test.ts',
   'test/integration/fanout.test.ts',
   'test/integration/deployment.test.ts',
+  'test/integration/embeddings-onnx-load.test.ts',
 ];
 
 export default defineConfig({
