@@ -105,7 +105,8 @@ export async function startSemantic(config: Config, logger: Logger): Promise<Sem
   } catch (error) {
     if (e.kind !== 'http') throw error;
     const connect = () => createConfiguredEmbedder(config);
-    return Semantic.unavailable(opts, { kind: 'http', model: e.model ?? '' }, connect, error);
+    const { thresholds } = configuredProfile(config);
+    return Semantic.unavailable(opts, { kind: 'http', model: e.model ?? '', thresholds }, connect, error);
   }
   logger.info(
     { model: embedder.model, dim: embedder.dim, ms: Math.round(performance.now() - started), bytes: embedder.bytes },

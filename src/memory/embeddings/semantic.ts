@@ -154,12 +154,12 @@ export class Semantic {
    */
   static unavailable(
     opts: Omit<SemanticOptions, 'embedder'>,
-    model: { kind: Embedder['kind']; model: string },
+    model: { kind: Embedder['kind']; model: string; thresholds?: SemanticThresholds },
     connect: () => Promise<Embedder>,
     error: unknown,
   ): Semantic {
     const why = () => semantic.#status.reason ?? 'not reached yet';
-    const semantic = new Semantic({ ...opts, embedder: new UnavailableEmbedder(model.kind, model.model, why) });
+    const semantic = new Semantic({ ...opts, embedder: new UnavailableEmbedder(model.kind, model.model, why, model.thresholds) });
     semantic.#failed(connect, error);
     return semantic;
   }
