@@ -159,7 +159,10 @@ export class Semantic {
     error: unknown,
   ): Semantic {
     const why = () => semantic.#status.reason ?? 'not reached yet';
-    const semantic = new Semantic({ ...opts, embedder: new UnavailableEmbedder(model.kind, model.model, why, model.thresholds) });
+    const semantic = new Semantic({
+      ...opts,
+      embedder: new UnavailableEmbedder(model.kind, model.model, why, model.thresholds),
+    });
     semantic.#failed(connect, error);
     return semantic;
   }
