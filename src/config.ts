@@ -85,7 +85,7 @@ export interface ImpactConfig {
 }
 
 export interface EmbeddingsConfig {
-  kind: 'off' | 'http' | 'glove';
+  kind: 'off' | 'http' | 'glove' | 'onnx';
   url: string | null;
   model: string | null;
   apiKey: string | null;
@@ -99,6 +99,28 @@ export interface EmbeddingsConfig {
   batchSize: number;
   /** Bytes all workspaces' cached vectors may take together. */
   cacheBytes: number;
+  /** How long a recall waits for its query's vector before it goes on by keyword (http, onnx). */
+  queryTimeoutMs?: number;
+  /** onnx: the model folder (`model.onnx` + `tokenizer.json`). */
+  modelDir?: string | null;
+  /** onnx: threads one inference may use. */
+  threads?: number;
+  /** The model profile and any part of it set by a variable (http, onnx). */
+  profile?: EmbeddingsProfileSettings;
+}
+
+/** SPHERE_EMBEDDINGS_PROFILE and the variables that set parts of a profile; null: the profile's. */
+export interface EmbeddingsProfileSettings {
+  profile: 'minilm' | 'bge-small' | 'e5-small' | null;
+  pooling: 'mean' | 'cls' | null;
+  maxTokens: number | null;
+  queryPrefix: string | null;
+  documentPrefix: string | null;
+  inputType: boolean | null;
+  duplicate: number | null;
+  similar: number | null;
+  link: number | null;
+  mmrFloor: number | null;
 }
 
 // Unset and blank variables both mean "use the default".
@@ -158,7 +180,31 @@ const envSchema = z.object({
   SPHERE_READER_THREADS: optional.pipe(
     z.coerce.number<string | undefined>().int().min(0).max(64).default(availableParallelism()),
   ),
-  SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove']).default('off')),
+  SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove', 'onnx']).default('off')),
+  SPHERE_EMBEDDINGS_MODEL_DIR: optional,
+  SPHERE_EMBEDDINGS_THREADS: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(64).default(1)),
+  SPHERE_EMBEDDINGS_QUERY_TIMEOUT_MS: optional.pipe(
+    z.coerce.number<string | undefined>().int().min(50).max(60_000).default(2_000),
+  ),
+  SPHERE_EMBEDDINGS_PROFILE: optional.pipe(z.enum(['minilm', 'bge-small', 'e5-small']).optional()),
+  SPHERE_EMBEDDINGS_POOLING: optional.pipe(z.enum(['mean', 'cls']).optional()),
+  SPHERE_EMBEDDINGS_MAX_TOKENS: optional.pipe(z.coerce.number<string | undefined>().int().min(8).max(8192).optional()),
+  // Not trimmed: a prefix's trailing space is part of it (`query: `).
+  SPHERE_EMBEDDINGS_QUERY_PREFIX: z
+    .string()
+    .max(1000)
+    .optional()
+    .transform((s) => (s?.trim() ? s : undefined)),
+  SPHERE_EMBEDDINGS_DOCUMENT_PREFIX: z
+    .string()
+    .max(1000)
+    .optional()
+    .transform((s) => (s?.trim() ? s : undefined)),
+  SPHERE_EMBEDDINGS_INPUT_TYPE: optional.pipe(z.enum(['on', 'off']).optional()),
+  SPHERE_EMBEDDINGS_DUPLICATE: optional.pipe(z.coerce.number<string | undefined>().min(-1).max(1).optional()),
+  SPHERE_EMBEDDINGS_SIMILAR: optional.pipe(z.coerce.number<string | undefined>().min(-1).max(1).optional()),
+  SPHERE_EMBEDDINGS_LINK: optional.pipe(z.coerce.number<string | undefined>().min(-1).max(1).optional()),
+  SPHERE_EMBEDDINGS_MMR_FLOOR: optional.pipe(z.coerce.number<string | undefined>().min(-1).max(0.99).optional()),
   SPHERE_EMBEDDINGS_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   SPHERE_EMBEDDINGS_MODEL: optional,
   SPHERE_EMBEDDINGS_API_KEY: optional,
@@ -212,6 +258,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (e.SPHERE_LLM === 'http' && (!e.SPHERE_LLM_URL || !e.SPHERE_LLM_MODEL)) {
     throw badInput('invalid configuration: SPHERE_LLM=http needs SPHERE_LLM_URL and SPHERE_LLM_MODEL');
   }
+  if (e.SPHERE_EMBEDDINGS === 'onnx' && !e.SPHERE_EMBEDDINGS_MODEL_DIR) {
+    throw badInput(
+      'invalid configuration: SPHERE_EMBEDDINGS=onnx needs SPHERE_EMBEDDINGS_MODEL_DIR (a model.onnx and its tokenizer.json)',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -248,6 +299,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: e.SPHERE_EMBEDDINGS_TIMEOUT_MS,
       batchSize: e.SPHERE_EMBEDDINGS_BATCH,
       cacheBytes: e.SPHERE_EMBEDDINGS_CACHE_MB * 1024 * 1024,
+      queryTimeoutMs: e.SPHERE_EMBEDDINGS_QUERY_TIMEOUT_MS,
+      modelDir: e.SPHERE_EMBEDDINGS_MODEL_DIR ? resolve(e.SPHERE_EMBEDDINGS_MODEL_DIR) : null,
+      threads: e.SPHERE_EMBEDDINGS_THREADS,
+      profile: {
+        profile: e.SPHERE_EMBEDDINGS_PROFILE ?? null,
+        pooling: e.SPHERE_EMBEDDINGS_POOLING ?? null,
+        maxTokens: e.SPHERE_EMBEDDINGS_MAX_TOKENS ?? null,
+        queryPrefix: e.SPHERE_EMBEDDINGS_QUERY_PREFIX ?? null,
+        documentPrefix: e.SPHERE_EMBEDDINGS_DOCUMENT_PREFIX ?? null,
+        inputType: e.SPHERE_EMBEDDINGS_INPUT_TYPE === undefined ? null : e.SPHERE_EMBEDDINGS_INPUT_TYPE === 'on',
+        duplicate: e.SPHERE_EMBEDDINGS_DUPLICATE ?? null,
+        similar: e.SPHERE_EMBEDDINGS_SIMILAR ?? null,
+        link: e.SPHERE_EMBEDDINGS_LINK ?? null,
+        mmrFloor: e.SPHERE_EMBEDDINGS_MMR_FLOOR ?? null,
+      },
     },
     impact: {
       minDocs: e.SPHERE_IMPACT_MIN_DOCS ?? null,

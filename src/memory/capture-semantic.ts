@@ -1,5 +1,4 @@
 import { normalizeTags } from '../contract/limits.ts';
-import { SEMANTIC_CAPTURE } from '../contract/policy.ts';
 import { entryFromRow } from '../db/mappers.ts';
 import type { PlannedWrite } from '../db/planned-write.ts';
 import type { EntryRow } from '../db/schema.ts';
@@ -52,7 +51,8 @@ export function semanticCaptureWrite(input: CaptureInput, plan: CapturePlan): Pl
       p.run(sql, args);
     });
   }
-  const near = plan.neighbours.filter((m) => m.cosine >= SEMANTIC_CAPTURE.link);
+  const t = plan.thresholds;
+  const near = plan.neighbours.filter((m) => m.cosine >= t.link);
   const ids = near.map((m) => m.id);
   return {
     // A look-alike's status and tags are read: a write changing them must not share the group.
@@ -63,18 +63,18 @@ export function semanticCaptureWrite(input: CaptureInput, plan: CapturePlan): Pl
       if (same) return takenBy(p, same, newTags);
       // A look-alike forgotten since the scan is not among the rows.
       const rows = new Map((alike?.rows ?? []).map((r) => [String(r.id), r]));
-      const dup = near.find((m) => m.cosine >= SEMANTIC_CAPTURE.duplicate && rows.get(m.id)?.status === 'ACTIVE');
+      const dup = near.find((m) => m.cosine >= t.duplicate && rows.get(m.id)?.status === 'ACTIVE');
       if (dup) return takenBy(p, rows.get(dup.id)!, newTags, dup.cosine);
       const similar = near
-        .filter((m) => m.cosine >= SEMANTIC_CAPTURE.similar && m.cosine < SEMANTIC_CAPTURE.duplicate && rows.has(m.id))
-        .slice(0, SEMANTIC_CAPTURE.similarMax)
+        .filter((m) => m.cosine >= t.similar && m.cosine < t.duplicate && rows.has(m.id))
+        .slice(0, t.similarMax)
         .map((m) => ({ entry: entryFromRow(rows.get(m.id)!), score: m.cosine }));
 
       const entry = insertEntry(p, input, hash, newTags);
       const { sql, args } = vector(entry);
       p.run(sql, args);
       // New, the entry has no edges yet: each link is a plain insert.
-      const links = near.filter((m) => rows.has(m.id)).slice(0, SEMANTIC_CAPTURE.linksMax);
+      const links = near.filter((m) => rows.has(m.id)).slice(0, t.linksMax);
       for (const m of links) {
         const [src, dst] = canonicalEnds(entry.id, m.id, 'RELATES_TO');
         p.run(INSERT_EDGE, [src, dst, 'RELATES_TO', linkWeight(m.cosine), 'INFERRED', null, p.now, p.now]);

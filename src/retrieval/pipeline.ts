@@ -284,7 +284,8 @@ export async function recallEntries(
   if (vector) guardHead(scored);
   keepBelowSuccessors(scored);
   const vectorOf = vector?.vectorOf;
-  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf });
+  const mmrFloor = vectors?.mmrFloor;
+  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor });
   return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
 }
 
@@ -527,6 +528,8 @@ interface FinishInput {
   fixedOrder?: boolean;
   /** Entries' vectors (embeddings on): MMR then also compares meaning, not only words. */
   vectorOf?: (id: string) => Float32Array | null;
+  /** The model's cosine below which vectors count as no likeness for MMR. */
+  mmrFloor?: number;
 }
 
 /** Hydration drops, MMR, snippets, omissions: the part both kinds of query share. */
@@ -560,7 +563,8 @@ function finish(input: FinishInput): RecallOutput {
       vector: vectorOf(s.id),
       scored: s,
     }));
-    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda).map((item) => item.scored));
+    const floor = input.mmrFloor ?? policy.mmr.cosineFloor;
+    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda, floor).map((item) => item.scored));
   }
   const pickedIds = new Set(picked.map((s) => s.id));
   const lowestPicked = picked.reduce((m, s) => Math.min(m, s.final), Number.POSITIVE_INFINITY);

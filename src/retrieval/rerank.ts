@@ -117,7 +117,7 @@ export interface MmrItem {
 export function mmrSimilarity(
   a: Pick<MmrItem, 'tokens' | 'vector'>,
   b: Pick<MmrItem, 'tokens' | 'vector'>,
-  policy: RankingPolicy = RANKING_POLICY,
+  policy: { mmr: { cosineFloor: number } } = RANKING_POLICY,
 ): number {
   const words = jaccard(a.tokens, b.tokens);
   if (!a.vector || !b.vector) return words;
@@ -145,7 +145,9 @@ export function mmrSelect<T extends MmrItem>(
   items: readonly T[],
   k: number,
   lambda: number = RANKING_POLICY.mmr.lambda,
+  cosineFloor: number = RANKING_POLICY.mmr.cosineFloor,
 ): T[] {
+  const policy = { mmr: { cosineFloor } };
   const best = items.reduce((m, it) => Math.max(m, it.score), 0);
   // With λ above 1 similarity would add to the value: no bound then.
   const bounded = lambda <= 1;
@@ -165,7 +167,8 @@ export function mmrSelect<T extends MmrItem>(
     for (const p of byBound) {
       if (taken.has(p.at)) continue;
       if (p.bound < chosenValue) break;
-      for (; p.seen < picked.length; p.seen++) p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, picked[p.seen]!));
+      for (; p.seen < picked.length; p.seen++)
+        p.maxSim = Math.max(p.maxSim, mmrSimilarity(p.item, picked[p.seen]!, policy));
       const value = lambda * p.rel - (1 - lambda) * p.maxSim;
       if (value > chosenValue || (value === chosenValue && p.at < chosen.at)) {
         chosen = p;

@@ -7,6 +7,8 @@ import { RANKING_POLICY } from './policy.ts';
 /** Where recall's vector arm gets its vectors: the workspace's matrix and a way to embed the query. */
 export interface VectorSource {
   model: string;
+  /** The model's MMR floor (its profile's); absent: the ranking policy's. */
+  mmrFloor?: number;
   embedQuery(text: string): Promise<Float32Array>;
   vectors(): Promise<VectorMatrix>;
 }

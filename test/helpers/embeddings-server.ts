@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { normalize } from '../../src/memory/embeddings/embedder.ts';
 import { GLOVE_WORDS, gloveModelName } from '../../src/memory/embeddings/factory.ts';
 import { embeddingWords, gloveVector } from '../../src/memory/embeddings/glove.ts';
@@ -17,8 +18,27 @@ import {
 export interface EmbeddingsRequest {
   model: string;
   input: string[];
+  /** The request's `input_type`, when it sent one. */
+  inputType: string | null;
   status: number;
 }
+
+/**
+ * The sentence model the onnx tests use (scripts/fetch-model.sh puts it in
+ * .models/all-MiniLM-L6-v2; SPHERE_TEST_ONNX_MODEL_DIR points elsewhere). Missing, it skips
+ * the tests with a printed reason on a developer's machine and fails them in CI.
+ */
+export function testModelDir(): { dir: string | null; reason: string } {
+  const dir = resolve(process.env.SPHERE_TEST_ONNX_MODEL_DIR ?? join(process.cwd(), '.models', 'all-MiniLM-L6-v2'));
+  if (existsSync(join(dir, 'model.onnx')) && existsSync(join(dir, 'tokenizer.json'))) return { dir, reason: '' };
+  const reason = `no sentence model at ${dir} (run \`bash scripts/fetch-model.sh\`)`;
+  if (process.env.CI === 'true') throw new Error(`${reason}; CI must fetch it`);
+  console.warn(`skipping: ${reason}`);
+  return { dir: null, reason };
+}
+
+/** What serves the endpoint's vectors instead of GloVe or hashing: a real model's embedder. */
+export type EndpointModel = (texts: string[]) => Promise<Float32Array[]>;
 
 /**
  * A real OpenAI-compatible `/v1/embeddings` endpoint on port 0. Its vectors are real: the
@@ -29,7 +49,7 @@ export interface EmbeddingsRequest {
 export interface EmbeddingsServer {
   /** http://127.0.0.1:<port>/v1/embeddings */
   url: string;
-  source: 'glove' | 'hashed';
+  source: 'glove' | 'hashed' | 'model';
   dim: number;
   requests: EmbeddingsRequest[];
   /** Milliseconds to wait before answering. */
@@ -61,7 +81,9 @@ async function gloveTable(): Promise<GloveTable | null> {
   return loadGloveTable(source, join(models, `${gloveModelName(GLOVE_WORDS)}.i8`), GLOVE_WORDS);
 }
 
-async function readJson(req: IncomingMessage): Promise<{ model?: string; input?: string | string[] }> {
+async function readJson(
+  req: IncomingMessage,
+): Promise<{ model?: string; input?: string | string[]; input_type?: string }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -84,14 +106,16 @@ export function embeddingsUrl(port: number): string {
   return `http://127.0.0.1:${port}/v1/embeddings`;
 }
 
-export async function startEmbeddingsServer(opts: { glove?: boolean; port?: number } = {}): Promise<EmbeddingsServer> {
-  const table = opts.glove === false ? null : await gloveTable();
+export async function startEmbeddingsServer(
+  opts: { glove?: boolean; port?: number; model?: { embed: EndpointModel; dim: number } } = {},
+): Promise<EmbeddingsServer> {
+  const table = opts.glove === false || opts.model ? null : await gloveTable();
   const embed = (model: string, text: string) =>
     table ? gloveVector(table, embeddingWords(text), () => 1) : hashedVector(model, text);
   const state: EmbeddingsServer = {
     url: '',
-    source: table ? 'glove' : 'hashed',
-    dim: table ? table.dims : HASHED_DIM,
+    source: opts.model ? 'model' : table ? 'glove' : 'hashed',
+    dim: opts.model ? opts.model.dim : table ? table.dims : HASHED_DIM,
     requests: [],
     delayMs: 0,
     failStatus: 0,
@@ -101,19 +125,23 @@ export async function startEmbeddingsServer(opts: { glove?: boolean; port?: numb
     close: async () => {},
   };
   const server: Server = createServer(async (req, res) => {
-    const body = await readJson(req).catch(() => ({}) as { model?: string; input?: string | string[] });
+    const body = await readJson(req).catch(
+      () => ({}) as { model?: string; input?: string | string[]; input_type?: string },
+    );
     const model = String(body.model ?? '');
+    const inputType = body.input_type == null ? null : String(body.input_type);
     const input = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? '')];
     if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
     const status = req.url !== '/v1/embeddings' || req.method !== 'POST' ? 404 : state.failStatus || 200;
-    state.requests.push({ model, input, status });
+    state.requests.push({ model, input, inputType, status });
     if (res.destroyed) return;
     if (status !== 200) {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'embeddings unavailable' } }));
       return;
     }
-    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: [...embed(model, text)] }));
+    const vectors = opts.model ? await opts.model.embed(input) : input.map((text) => embed(model, text));
+    const data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] }));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', model, data, usage: { prompt_tokens: 0, total_tokens: 0 } }));
   });

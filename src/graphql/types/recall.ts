@@ -190,6 +190,7 @@ builder.queryFields((t) => ({
       const semantic = ctx.semantic;
       const vectors = semantic && {
         model: semantic.embedder.model,
+        mmrFloor: semantic.embedder.thresholds.mmrFloor,
         embedQuery: async (text: string) => (await semantic.embedder.embed(db, [text], 'query')).vectors[0]!,
         vectors: () => semantic.vectors(),
       };

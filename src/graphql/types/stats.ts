@@ -38,7 +38,7 @@ const CountByRef = builder.objectRef<CountBy>('CountBy').implement({
 });
 
 const SemanticThresholdsRef = builder.objectRef<SemanticStats['thresholds']>('SemanticThresholds').implement({
-  description: `The cosine thresholds semantic capture applies (the ranking policy's). ${VALUE}`,
+  description: `The cosine thresholds the embedding model's vectors are judged by: its profile's, calibrated on paraphrase, retelling and unrelated pairs (SPHERE_EMBEDDINGS_DUPLICATE etc. override them). ${VALUE}`,
   fields: (t) => ({
     duplicate: t.exposeFloat('duplicate', {
       description: 'At or above: a capture is the same memory as an ACTIVE entry (BLOCKED, or MERGED with new tags).',
@@ -48,6 +48,9 @@ const SemanticThresholdsRef = builder.objectRef<SemanticStats['thresholds']>('Se
     }),
     link: t.exposeFloat('link', { description: 'At or above: linked RELATES_TO, INFERRED, weight = cosine.' }),
     linksMax: t.exposeInt('linksMax', { description: 'Most links one capture makes.' }),
+    mmrFloor: t.exposeFloat('mmrFloor', {
+      description: 'Recall’s diversity (MMR) counts only the cosine above this as two hits saying the same.',
+    }),
   }),
 });
 
@@ -74,6 +77,10 @@ const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').imple
   description: `The workspace's vectors for the configured embedding model (SPHERE_EMBEDDINGS). ${VALUE}`,
   fields: (t) => ({
     model: t.exposeString('model', { description: 'The embedding model.' }),
+    profile: t.exposeString('profile', {
+      description:
+        'The model profile (pooling, prefixes, thresholds): `minilm`, `bge-small`, `e5-small` (with `-custom` when a variable changed how it makes vectors), `custom` for a model no profile knows, `glove`.',
+    }),
     dim: t.exposeInt('dim', {
       description: 'Its vector size; 0 while the embedder is unavailable and has not told it.',
     }),
@@ -83,7 +90,7 @@ const SemanticStatsRef = builder.objectRef<SemanticStats>('SemanticStats').imple
     }),
     thresholds: t.field({
       type: SemanticThresholdsRef,
-      description: 'The thresholds of semantic capture.',
+      description: 'The model’s thresholds for duplicates, near duplicates, links and MMR.',
       resolve: (s) => s.thresholds,
     }),
     embedder: t.field({

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import type { ModelProfile, SemanticThresholds } from './profile.ts';
 
 /** Why vectors are being made: a stored entry's content, or a recall's query. */
 export type EmbedPurpose = 'document' | 'query';
@@ -9,7 +10,7 @@ export type EmbedPurpose = 'document' | 'query';
  * never mixed.
  */
 export interface Embedder {
-  readonly kind: 'glove' | 'http';
+  readonly kind: 'glove' | 'http' | 'onnx';
   readonly model: string;
   readonly dim: number;
   /** True when embedding needs no network: it can run before a capture's write, inside capture. */
@@ -21,6 +22,12 @@ export interface Embedder {
   embed(db: Db, texts: readonly string[], purpose: EmbedPurpose): Promise<{ vectors: Float32Array[]; docs: number }>;
   /** Bytes the model holds in memory. */
   readonly bytes: number;
+  /** The cosines its vectors are judged by (duplicate, similar, link, MMR's floor). */
+  readonly thresholds: SemanticThresholds;
+  /** How texts are prepared and pooled (http, onnx); absent for glove. */
+  readonly profile?: ModelProfile | null;
+  /** Lets go of what it holds (a thread); optional. */
+  close?(): Promise<void>;
 }
 
 /** Scales `v` to unit length in place (a zero vector stays zero). */

@@ -3,9 +3,10 @@ import type { Embedder } from './embedder.ts';
 import { GloveEmbedder } from './glove.ts';
 import { GLOVE_COMPONENTS, GLOVE_PACKAGE, gloveJsonPath, loadGloveTable } from './glove-table.ts';
 import { HttpEmbedder, type HttpEmbedderOptions, probeDimension } from './http.ts';
+import { OnnxEmbedder, type OnnxEmbedderOptions } from './onnx.ts';
 
 export interface EmbedderSettings {
-  kind: 'glove' | 'http';
+  kind: 'glove' | 'http' | 'onnx';
   /** glove: the package's JSON or directory; null looks for the installed package. */
   glovePath: string | null;
   /** glove: where the converted table is kept. */
@@ -13,6 +14,7 @@ export interface EmbedderSettings {
   /** glove: how many of the most frequent words the table keeps. */
   gloveWords: number;
   http: Omit<HttpEmbedderOptions, 'dim'> & { dim: number | null };
+  onnx?: OnnxEmbedderOptions | null;
 }
 
 /** The words the glove table keeps: as good as the whole 341k on LoCoMo, at a third of the memory. */
@@ -48,6 +50,10 @@ export async function createEmbedder(settings: EmbedderSettings): Promise<Embedd
     const model = gloveModelName(settings.gloveWords);
     const table = await loadGloveTable(source, join(settings.cacheDir, `${model}.i8`), settings.gloveWords);
     return new GloveEmbedder(table, model);
+  }
+  if (settings.kind === 'onnx') {
+    if (!settings.onnx) throw new Error('SPHERE_EMBEDDINGS=onnx needs SPHERE_EMBEDDINGS_MODEL_DIR');
+    return OnnxEmbedder.load(settings.onnx);
   }
   const dim = settings.http.dim ?? (await probeDimension(settings.http));
   return new HttpEmbedder({ ...settings.http, dim });

@@ -3,6 +3,7 @@ import { FtsTerms } from '../../db/fts-terms.ts';
 import { DocumentFrequencies } from './document-frequencies.ts';
 import { type Embedder, type EmbedPurpose, normalize } from './embedder.ts';
 import type { GloveTable } from './glove-table.ts';
+import { DEFAULT_THRESHOLDS } from './profile.ts';
 
 /** How much of a text the embedder reads: the same bound recall's own text work keeps. */
 const TEXT_MAX_CHARS = 8_000;
@@ -57,6 +58,8 @@ export class GloveEmbedder implements Embedder {
   readonly model: string;
   readonly dim: number;
   readonly inline = true;
+  /** The thresholds were set for GloVe sums (its table is processed so that they hold). */
+  readonly thresholds = DEFAULT_THRESHOLDS;
   readonly #table: GloveTable;
   readonly #terms = new FtsTerms();
   /** Each workspace's counts (by its database handle), kept between embeddings. */

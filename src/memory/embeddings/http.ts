@@ -1,4 +1,5 @@
 import { type Embedder, type EmbedPurpose, normalize } from './embedder.ts';
+import { DEFAULT_THRESHOLDS, type ModelProfile } from './profile.ts';
 
 export interface HttpEmbedderOptions {
   /** The endpoint, e.g. `http://localhost:8080/v1/embeddings` (OpenAI's embeddings protocol). */
@@ -14,6 +15,8 @@ export interface HttpEmbedderOptions {
   batchSize: number;
   /** Attempts per request for documents (the first and the retries). */
   attempts: number;
+  /** Prefixes, `input_type` and thresholds; null: none, and the default thresholds. */
+  profile?: ModelProfile | null;
 }
 
 interface EmbeddingsResponse {
@@ -39,6 +42,14 @@ export class HttpEmbedder implements Embedder {
     this.dim = opts.dim;
   }
 
+  get profile() {
+    return this.#opts.profile ?? null;
+  }
+
+  get thresholds() {
+    return this.#opts.profile?.thresholds ?? DEFAULT_THRESHOLDS;
+  }
+
   async embed(_db: unknown, texts: readonly string[], purpose: EmbedPurpose) {
     const { batchSize } = this.#opts;
     const vectors: Float32Array[] = [];
@@ -55,7 +66,7 @@ export class HttpEmbedder implements Embedder {
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
       try {
-        return await this.#post(input, query ? this.#opts.queryTimeoutMs : this.#opts.timeoutMs);
+        return await this.#post(input, purpose, query ? this.#opts.queryTimeoutMs : this.#opts.timeoutMs);
       } catch (error) {
         last = error;
         if ((error as { permanent?: boolean }).permanent) break;
@@ -64,15 +75,21 @@ export class HttpEmbedder implements Embedder {
     throw last instanceof Error ? last : new Error(String(last));
   }
 
-  async #post(input: readonly string[], timeoutMs: number): Promise<Float32Array[]> {
+  async #post(texts: readonly string[], purpose: EmbedPurpose, timeoutMs: number): Promise<Float32Array[]> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.#opts.apiKey) headers.authorization = `Bearer ${this.#opts.apiKey}`;
+    const profile = this.#opts.profile;
+    const prefix = (purpose === 'query' ? profile?.queryPrefix : profile?.documentPrefix) ?? '';
+    const input = prefix ? texts.map((t) => prefix + t) : texts;
+    const payload: Record<string, unknown> = { model: this.#opts.model, input };
+    // Cohere's, Voyage's and TEI's name for it; endpoints that do not know it ignore it or refuse (then leave it off).
+    if (profile?.inputType) payload.input_type = purpose;
     let res: Response;
     try {
       res = await fetch(this.#opts.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ model: this.#opts.model, input }),
+        body: JSON.stringify(payload),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {

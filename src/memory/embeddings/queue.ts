@@ -1,4 +1,3 @@
-import { SEMANTIC_CAPTURE } from '../../contract/policy.ts';
 import { autoLink } from './auto-link.ts';
 import type { SemanticOptions, SemanticWorkspace } from './semantic.ts';
 import { entriesLackingVectors, entriesWithOldWeights, lastEntryN, writeVector } from './vector-store.ts';
@@ -167,11 +166,12 @@ export class EmbedQueue {
     if (!link || embedder.inline) return;
     const matrix = await this.#ws.vectors();
     for (const { id, vector } of stored) {
-      const near = await matrix.search(vector, SEMANTIC_CAPTURE.linksMax + 1, null, SEMANTIC_CAPTURE.link);
+      const { link, linksMax } = embedder.thresholds;
+      const near = await matrix.search(vector, linksMax + 1, null, link);
       await autoLink(
         writer,
         id,
-        near.filter((m) => m.id !== id && m.cosine >= SEMANTIC_CAPTURE.link),
+        near.filter((m) => m.id !== id && m.cosine >= link),
       );
     }
   }

@@ -1,8 +1,8 @@
 import type { MemoryEventRecord } from '../../contract/events.ts';
-import { SEMANTIC_CAPTURE } from '../../contract/policy.ts';
 import type { Db } from '../../db/client.ts';
 import type { Writer } from '../../db/writer.ts';
 import type { Embedder } from './embedder.ts';
+import type { SemanticThresholds } from './profile.ts';
 import { EmbedQueue } from './queue.ts';
 import { type EmbedderStatus, RECONNECT_MS, UnavailableEmbedder } from './unavailable.ts';
 import { type VectorMatch, VectorMatrix } from './vector-index.ts';
@@ -23,6 +23,8 @@ export interface CapturePlan {
   docs: number;
   /** Entries at or above the link threshold, most similar first. */
   neighbours: VectorMatch[];
+  /** The model's thresholds the neighbours are judged by. */
+  thresholds: SemanticThresholds;
 }
 
 /** What `stats` says of a workspace's vectors. */
@@ -33,7 +35,10 @@ export interface SemanticStats {
   vectors: number;
   /** Entries still lacking one (being filled in by the queue). */
   lacking: number;
-  thresholds: typeof SEMANTIC_CAPTURE;
+  /** The model's calibrated thresholds (its profile's, or the defaults). */
+  thresholds: SemanticThresholds;
+  /** The model profile's name (`glove` for glove, `custom` for one no profile knows). */
+  profile: string;
   /** The embedder's state: vectors are made only while it is ready. */
   embedder: EmbedderStatus;
 }
@@ -84,7 +89,9 @@ export class SemanticWorkspace {
     const { model, dim } = this.embedder;
     const counts = await vectorCounts(this.access.db, { model, dim });
     const embedder = this.#status();
-    return { model, dim, vectors: counts.current, lacking: counts.lacking, thresholds: SEMANTIC_CAPTURE, embedder };
+    const { thresholds } = this.embedder;
+    const profile = this.embedder.kind === 'glove' ? 'glove' : (this.embedder.profile?.name ?? 'custom');
+    return { model, dim, vectors: counts.current, lacking: counts.lacking, thresholds, profile, embedder };
   }
 
   /**
@@ -100,9 +107,10 @@ export class SemanticWorkspace {
       this.vectors(),
     ]);
     const vector = vectors[0]!;
-    const want = SEMANTIC_CAPTURE.linksMax + SEMANTIC_CAPTURE.similarMax + 2;
-    const neighbours = await matrix.search(vector, want, null, SEMANTIC_CAPTURE.link);
-    return { model: this.embedder.model, dim: this.embedder.dim, vector, docs, neighbours };
+    const { thresholds } = this.embedder;
+    const want = thresholds.linksMax + thresholds.similarMax + 2;
+    const neighbours = await matrix.search(vector, want, null, thresholds.link);
+    return { model: this.embedder.model, dim: this.embedder.dim, vector, docs, neighbours, thresholds };
   }
 }
 
@@ -146,12 +154,15 @@ export class Semantic {
    */
   static unavailable(
     opts: Omit<SemanticOptions, 'embedder'>,
-    model: { kind: Embedder['kind']; model: string },
+    model: { kind: Embedder['kind']; model: string; thresholds?: SemanticThresholds },
     connect: () => Promise<Embedder>,
     error: unknown,
   ): Semantic {
     const why = () => semantic.#status.reason ?? 'not reached yet';
-    const semantic = new Semantic({ ...opts, embedder: new UnavailableEmbedder(model.kind, model.model, why) });
+    const semantic = new Semantic({
+      ...opts,
+      embedder: new UnavailableEmbedder(model.kind, model.model, why, model.thresholds),
+    });
     semantic.#failed(connect, error);
     return semantic;
   }
@@ -265,6 +276,7 @@ export class Semantic {
     this.#retry = null;
     await this.#attempt;
     await Promise.all([...this.#workspaces.values()].map((ws) => ws.queue.close()));
+    await this.embedder.close?.();
   }
 
   /** Waits until every workspace's queue has nothing left to do (tests, benchmarks). */

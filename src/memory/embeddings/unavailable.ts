@@ -1,4 +1,5 @@
 import type { Embedder } from './embedder.ts';
+import { DEFAULT_THRESHOLDS, type SemanticThresholds } from './profile.ts';
 
 /** Where the embedder stands: ready, or not reachable yet and asked again with backoff. */
 export type EmbedderState = 'ready' | 'unavailable';
@@ -31,10 +32,12 @@ export class UnavailableEmbedder implements Embedder {
   readonly dim = 0;
   readonly inline = false;
   readonly bytes = 0;
+  readonly thresholds: SemanticThresholds;
   readonly #why: () => string;
 
-  constructor(kind: Embedder['kind'], model: string, why: () => string) {
+  constructor(kind: Embedder['kind'], model: string, why: () => string, thresholds = DEFAULT_THRESHOLDS) {
     this.kind = kind;
+    this.thresholds = thresholds;
     this.model = model;
     this.#why = why;
   }
