@@ -99,7 +99,10 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
         },
         stillOpen: async () => !(await gate.tokenMode()),
       }),
-      ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
+      ...documentLimitPlugins({
+        introspection: () => config.introspection ?? !gate.knownTokenMode,
+        maxResponseBytes: config.maxResponseBytes,
+      }),
       useMutationGuard(),
     ],
   });
