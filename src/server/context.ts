@@ -12,6 +12,7 @@ import { Authenticator, type Credentials } from '../workspaces/auth.ts';
 import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import { admittedAccess } from './caller.ts';
 import type { Logger, Metrics } from './observability.ts';
 
 /** Mutations per minute per workspace once tokens exist, unless SPHERE_RATE_LIMIT says otherwise. */
@@ -130,7 +131,10 @@ export interface ContextDeps {
 export function createContextFactory(deps: ContextDeps): (initial: InitialContext) => Promise<Context> {
   const rateLimiter = new RateLimiter(deps.clock);
   return async (initial) => {
-    const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
+    // HTTP requests were authenticated before their body was read (caller.ts); sockets per operation.
+    const access =
+      (initial.connectionParams ? undefined : admittedAccess(initial.req)) ??
+      (await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress));
     // A view, not an open database: reads of a workspace that does not exist create nothing.
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();
