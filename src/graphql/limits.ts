@@ -68,8 +68,9 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
           : arg('first', LIST_PAGES.entries.first),
         LIST_PAGES.entries.range[1],
       );
+    // Its lists are counted where they are selected (graphViewList): nodes at the node cap.
     case 'graphView':
-      return GRAPH_WALK.nodeCap * (1 + arg('hops', READ_DEFAULTS.graphView.hops));
+      return 1;
     // Past NODE_IDS_MAX its resolver refuses with BAD_USER_INPUT; below, each id is one object.
     case 'nodes':
       return Math.min(listLength(field, 'ids', variables), NODE_IDS_MAX);
@@ -85,6 +86,22 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
     default:
       return 1;
   }
+}
+
+/**
+ * The lists of a graph view: at most `nodeCap` nodes in all, however many hops; its edges
+ * counted as the walk could reach them (nodeCap per hop).
+ */
+function graphViewList(field: FieldNode, hops: number): number {
+  if (field.name.value === 'nodes') return GRAPH_WALK.nodeCap;
+  if (field.name.value === 'edges') return GRAPH_WALK.nodeCap * (1 + hops);
+  return 1;
+}
+
+function hopsOf(field: FieldNode, variables: Record<string, unknown>): number {
+  const node = field.arguments?.find((a) => a.name.value === 'hops')?.value;
+  const value = node ? literalValue(node, variables) : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? Math.abs(value) : READ_DEFAULTS.graphView.hops;
 }
 
 /** How many values a list argument holds, literal or variable (1 when unknown). */
@@ -131,7 +148,8 @@ export function estimateOperation(
   memo: Map<string, Estimate | 'walking'>,
   visits: { left: number },
 ): Estimate | null {
-  const walk = (set: SelectionSetNode | undefined, full: boolean): Estimate | null => {
+  // `inView`: the hops of the graph view whose selection this is, or null outside one.
+  const walk = (set: SelectionSetNode | undefined, full: boolean, inView: number | null = null): Estimate | null => {
     const total: Estimate = { cost: 0, bytes: 0 };
     if (!set) return total;
     // A text field selected twice under one name is answered once.
@@ -141,9 +159,9 @@ export function estimateOperation(
       let part: Estimate | null;
       if (sel.kind === Kind.FIELD) {
         const name = sel.name.value;
-        const factor = listFactor(sel, variables);
+        const factor = inView === null ? listFactor(sel, variables) : graphViewList(sel, inView);
         const fullBelow = name === 'recall' ? booleanArg(sel, 'full', variables) : full;
-        const below = walk(sel.selectionSet, fullBelow);
+        const below = walk(sel.selectionSet, fullBelow, name === 'graphView' ? hopsOf(sel, variables) : null);
         if (!below) return null;
         const key = sel.alias?.value ?? name;
         const text = CONTENT_FIELDS.has(name) && !texts.has(key);
@@ -151,9 +169,9 @@ export function estimateOperation(
         const own = !text ? FIELD_BYTES : name === 'snippet' ? snippetBytes(full) : LIMITS.contentMax;
         part = { cost: 1 + factor * below.cost, bytes: own + factor * below.bytes };
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        part = walk(sel.selectionSet, full);
+        part = walk(sel.selectionSet, full, inView);
       } else {
-        part = spread(sel.name.value, full);
+        part = spread(sel.name.value, full, inView);
       }
       if (!part) return null;
       total.cost += part.cost;
@@ -161,13 +179,13 @@ export function estimateOperation(
     }
     return total;
   };
-  const spread = (name: string, full: boolean): Estimate | null => {
-    const key = `${full ? 'full' : 'windowed'} ${name}`;
+  const spread = (name: string, full: boolean, inView: number | null): Estimate | null => {
+    const key = `${full ? 'full' : 'windowed'} ${inView ?? '-'} ${name}`;
     const known = memo.get(key);
     if (known === 'walking') return { cost: 0, bytes: 0 };
     if (known) return known;
     memo.set(key, 'walking');
-    const estimate = walk(fragments.get(name)?.selectionSet, full);
+    const estimate = walk(fragments.get(name)?.selectionSet, full, inView);
     if (estimate) memo.set(key, estimate);
     return estimate;
   };

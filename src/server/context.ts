@@ -6,6 +6,7 @@ import { tokenIdOf } from '../contract/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
 import { createLoaders } from '../graphql/loaders.ts';
+import { ReadBudget } from '../graphql/read-budget.ts';
 import type { Semantic } from '../memory/embeddings/semantic.ts';
 import type { Access } from '../workspaces/access.ts';
 import { Authenticator, type Credentials } from '../workspaces/auth.ts';
@@ -122,7 +123,7 @@ export interface ContextDeps {
   bus: EventBus;
   realtime: Context['realtime'];
   clock: () => number;
-  config: Pick<Config, 'rateLimit'>;
+  config: Pick<Config, 'rateLimit' | 'maxResponseBytes'>;
   /** The embedding binding, or null while off. */
   semantic: () => Semantic | null;
 }
@@ -139,10 +140,12 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();
     const rateLimit = deps.config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
+    const readBudget = new ReadBudget(deps.config.maxResponseBytes);
     return {
       access,
       workspace,
-      loaders: createLoaders(workspace.db),
+      loaders: createLoaders(workspace.db, readBudget),
+      readBudget,
       semantic: deps.semantic()?.workspace(workspace) ?? null,
       bus: deps.bus,
       realtime: deps.realtime,

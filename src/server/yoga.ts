@@ -4,14 +4,16 @@ import type { Config } from '../config.ts';
 import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
-import { documentLimitPlugins } from '../graphql/limits.ts';
+import { documentLimitPlugins, type Estimate } from '../graphql/limits.ts';
 import { useMutationGuard } from '../graphql/mutation-guard.ts';
+import { withReadBudget } from '../graphql/read-budget.ts';
 import { useResponseCap } from '../graphql/response-size.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Cap } from './caps.ts';
 import { bearerOf, type Gatekeeper, type InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';
 import { corsAllowed } from './guard.ts';
+import { HeavyReads, useHeavyReadLimit } from './heavy-reads.ts';
 import { type Logger, type Metrics, useObservability } from './observability.ts';
 import { useCodedRefusals, useVaryOrigin } from './refusals.ts';
 import { useSseSubscriptionGuards } from './subscriptions.ts';
@@ -37,8 +39,10 @@ export interface YogaDeps {
 /** The GraphQL handler every transport runs operations through: schema, context, limits, masking, CORS. */
 export function createGraphQLHandler(deps: YogaDeps): Yoga {
   const { config, gate, logger } = deps;
+  // Each operation's estimate, from the cost limit to the heavy-read limit after it.
+  const estimates = new WeakMap<object, Estimate>();
   return createYoga<Record<string, unknown>, Context>({
-    schema: buildSchema(),
+    schema: withReadBudget(buildSchema()),
     graphqlEndpoint: GRAPHQL_PATH,
     context: async (initial) => {
       try {
@@ -102,7 +106,9 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       ...documentLimitPlugins({
         introspection: () => config.introspection ?? !gate.knownTokenMode,
         maxResponseBytes: config.maxResponseBytes,
+        onEstimate: (contextValue, estimate) => estimates.set(contextValue as object, estimate),
       }),
+      useHeavyReadLimit(new HeavyReads(), (contextValue) => estimates.get(contextValue as object)),
       useMutationGuard(),
     ],
   });

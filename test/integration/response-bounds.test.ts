@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READS_AT_ONCE } from '../../src/graphql/read-budget.ts';
 import { type Data, startTestServer, type TestServer } from '../helpers/server.ts';
 import { collect, wsClient } from '../helpers/ws.ts';
 
@@ -209,6 +210,19 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
     expectCode(res, 'RESPONSE_TOO_LARGE');
     expect(res.data).toBeNull();
     expect(res.errors).toHaveLength(1);
+    await expectHealthy();
+  });
+
+  it('stops reading once the reads pass the cap, not after reading everything asked', async () => {
+    // Fifteen reads of 1 MB each: within the estimate (15 MB of at most 32), over the cap at the second.
+    const many = `{ ${Array.from({ length: 15 }, (_, i) => `r${i}: recent(n: 10) { id content }`).join(' ')} }`;
+    t.resetQueries();
+    const res = await t.gql(many, {}, { workspace: ws });
+    expectCode(res, 'RESPONSE_TOO_LARGE');
+    expect(res.data).toBeNull();
+    const reads = t.queries.filter((q) => /^select .* from "entries" order by/i.test(q));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThanOrEqual(READS_AT_ONCE + 1);
     await expectHealthy();
   });
 
