@@ -2,8 +2,12 @@ import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } f
 import { DomainError } from '../contract/errors.ts';
 import { LIMITS } from '../contract/limits.ts';
 
-/** How many root fields of one operation read at once; the others wait their turn. */
-export const READS_AT_ONCE = 2;
+/**
+ * How many root fields of one operation read at once; the others wait their turn, and the
+ * loop serves other requests between turns: an operation of thirty aliases holds the loop
+ * for one read at a time, not for thirty.
+ */
+export const READS_AT_ONCE = 1;
 /** How deep a read's result is walked for the text it holds: a list, its items, what they hold. */
 const WALK_DEPTH = 4;
 /** The most text one stored row holds: an entry's content, source and evidence, and room for the rest. */
@@ -25,14 +29,16 @@ export function responseTooLarge(maxBytes: number): DomainError {
  * starts and the operation is answered RESPONSE_TOO_LARGE, having read about the cap
  * and one read more (at most 200 entries, see loaders.ts), not everything it asked for.
  *
- * Root fields read at most READS_AT_ONCE at a time, so thirty aliases of a heavy list
- * stop after the first reads that spend the allowance instead of all starting together.
+ * Root fields read one at a time (READS_AT_ONCE), with the loop free for other requests
+ * between them, so thirty aliases of a heavy list stop after the read that spends the
+ * allowance instead of all starting together.
  */
 export class ReadBudget {
   readonly maxBytes: number;
   #left: number;
   readonly #charged = new WeakSet<object>();
   #reading = 0;
+  #reads = 0;
   readonly #waiting: (() => void)[] = [];
 
   constructor(maxBytes: number) {
@@ -72,6 +78,7 @@ export class ReadBudget {
     }
     this.#reading++;
     try {
+      if (this.#reads++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       this.check();
       const value = await run();
       this.charge(value);
