@@ -15,6 +15,8 @@
  *   f. a hostile tenant: one workspace holds 30 entries of 100,000-character long words and
  *      recalls them (topK 50) while another workspace runs its recall mix
  *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
+ *   h. the hostile mix (bench/hostile-mix.ts): an honest client alone, then beside another
+ *      process sending the documents that used to hold the loop for seconds
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -36,6 +38,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { contentHash } from '../src/memory/model.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
+import { type HostileMixResult, measureHostileMix } from './hostile-mix.ts';
 import { type BareHttp, startBareHttp } from './perf/bare-http.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
 import { openBareSubscribers, openGraphqlSubscribers, type Subscribers, startBareServer } from './perf/fanout.ts';
@@ -76,7 +79,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,export,startup
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,mix,export,startup
   --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
                         measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
@@ -97,6 +100,8 @@ const EVENTS_SUB = 'subscription { events { seq type outcome entryId entry { id 
 /** A lighter variant without the entry (no database read per subscriber), reported for diagnosis. */
 const EVENTS_SUB_LIGHT = 'subscription { events { seq type outcome entryId at } }';
 
+/** How long the honest client runs alone, and again beside the hostile mix. */
+const MIX_SECONDS = 15;
 /** The hostile tenant's workspace, entries and query. */
 const HOSTILE_WORKSPACE = 'perf-hostile';
 const HOSTILE_ENTRIES = 30;
@@ -176,7 +181,7 @@ if (opts['hosted-rtt'] !== undefined) {
 const sizes = (opts.size ?? opts.sizes ?? '10k,100k').split(',').map(parseSize);
 const seed = Number(opts.seed);
 const dataDir = opts['data-dir'];
-const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'export', 'startup'];
+const PHASES = ['recall', 'graph', 'impact', 'capture', 'fanout', 'hostile', 'mix', 'export', 'startup'];
 const only = opts.only?.split(',').filter(Boolean);
 for (const phase of [...(only ?? []), ...opts.skip.split(',').filter(Boolean)]) {
   if (!PHASES.includes(phase)) throw new Error(`unknown phase ${phase} (phases: ${PHASES.join(', ')})`);
@@ -251,6 +256,7 @@ interface SizeResult {
     neighbour: LatencySummary;
     hostileRecall: LatencySummary;
   };
+  hostileMix?: HostileMixResult;
   /** The server's event-loop delay during each phase (ms). */
   loop: Partial<Record<'recall' | 'graph' | 'capture' | 'fanout' | 'hostile', LoopDelay>>;
   profiles?: { recall: ProfileSummary; capture: ProfileSummary; fanout: ProfileSummary };
@@ -743,6 +749,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
       result.hostile = hostile;
       result.loop.hostile = loop;
     }
+    if (!skip.has('mix')) result.hostileMix = await measureHostileMix(server.url, WORKSPACE, MIX_SECONDS, log);
     result.rss.peakMb = procMemory(server.pid).hwmMb;
   } finally {
     await bare.stop();
@@ -809,6 +816,16 @@ function targetsFor(r: SizeResult): TargetRow[] {
   }
   const rss = Math.max(r.rss.afterLoadMb ?? 0, r.rss.afterQueriesMb ?? 0);
   add('server RSS after load+queries (MB)', rss, '≤ 256', rss <= 256);
+  if (r.hostileMix) {
+    const { underMix } = r.hostileMix;
+    const mix = (target: string, value: number, limit: number) =>
+      rows.push({ size: r.label, target, value, limit: `≤ ${limit}`, pass: value <= limit, binding: true });
+    mix('honest /health p99 beside the hostile mix (ms)', underMix.health.p99, 50);
+    mix('honest /health max beside the hostile mix (ms)', underMix.health.max, 250);
+    mix('honest { count } p99 beside the hostile mix (ms)', underMix.small.p99, 50);
+    mix('honest { count } max beside the hostile mix (ms)', underMix.small.max, 250);
+    mix('event-loop max, hostile mix (ms)', underMix.loop.max, 100);
+  }
   const hostile = r.loop.hostile;
   // Binding at every size: the hostile workspace is the same whatever the other one holds.
   if (hostile)
