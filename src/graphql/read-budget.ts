@@ -3,9 +3,10 @@ import { DomainError } from '../contract/errors.ts';
 import { LIMITS } from '../contract/limits.ts';
 
 /**
- * How many root fields of one operation read at once; the others wait their turn, and the
- * loop serves other requests between turns: an operation of thirty aliases holds the loop
- * for one read at a time, not for thirty.
+ * How many root fields of an operation that could read past the cap read at once; the others
+ * wait their turn, and the loop serves other requests between turns: an operation of thirty
+ * aliases holds the loop for one read at a time, not for thirty. Operations estimated within
+ * the cap read all at once, so that their loaders batch across root fields.
  */
 export const READS_AT_ONCE = 1;
 /** How deep a read's result is walked for the text it holds: a list, its items, what they hold. */
@@ -29,9 +30,9 @@ export function responseTooLarge(maxBytes: number): DomainError {
  * starts and the operation is answered RESPONSE_TOO_LARGE, having read about the cap
  * and one read more (at most 200 entries, see loaders.ts), not everything it asked for.
  *
- * Root fields read one at a time (READS_AT_ONCE), with the loop free for other requests
- * between them, so thirty aliases of a heavy list stop after the read that spends the
- * allowance instead of all starting together.
+ * Root fields of an operation estimated past the cap (`plan`) read one at a time
+ * (READS_AT_ONCE), with the loop free for other requests between them, so thirty aliases of
+ * a heavy list stop after the read that spends the allowance instead of all starting together.
  */
 export class ReadBudget {
   readonly maxBytes: number;
@@ -39,6 +40,7 @@ export class ReadBudget {
   readonly #charged = new WeakSet<object>();
   #reading = 0;
   #reads = 0;
+  #atOnce = Number.POSITIVE_INFINITY;
   readonly #waiting: (() => void)[] = [];
 
   constructor(maxBytes: number) {
@@ -49,6 +51,11 @@ export class ReadBudget {
   /** True once the reads have passed the allowance. */
   get spent(): boolean {
     return this.#left < 0;
+  }
+
+  /** Reads root fields in turns when the operation's estimated bytes could pass the cap. */
+  plan(estimatedBytes: number): void {
+    this.#atOnce = estimatedBytes > this.maxBytes ? READS_AT_ONCE : Number.POSITIVE_INFINITY;
   }
 
   /** Whether `rows` rows of the largest kind (an entry at its longest) would fit what is left. */
@@ -73,12 +80,14 @@ export class ReadBudget {
   /** Runs a read in its turn, if the allowance is not spent, and charges what it returned. */
   async read<T>(run: () => Promise<T> | T): Promise<T> {
     this.check();
-    if (this.#reading >= READS_AT_ONCE) {
+    if (this.#reading >= this.#atOnce) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     }
     this.#reading++;
     try {
-      if (this.#reads++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.#reads++ > 0 && this.#atOnce === READS_AT_ONCE) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       this.check();
       const value = await run();
       this.charge(value);

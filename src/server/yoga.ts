@@ -106,7 +106,10 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       ...documentLimitPlugins({
         introspection: () => config.introspection ?? !gate.knownTokenMode,
         maxResponseBytes: config.maxResponseBytes,
-        onEstimate: (contextValue, estimate) => estimates.set(contextValue as object, estimate),
+        onEstimate: (contextValue, estimate) => {
+          estimates.set(contextValue as object, estimate);
+          (contextValue as Partial<Context>).readBudget?.plan(estimate.bytes);
+        },
       }),
       useHeavyReadLimit(new HeavyReads(), (contextValue) => estimates.get(contextValue as object)),
       useMutationGuard(),
