@@ -10,7 +10,8 @@
  * loop delay max ≤ 100 ms.
  *
  *   npm run bench -- --only mix --size 10k     # as a phase of the benchmark
- *   npx tsx bench/hostile-mix.ts [--seconds 20] # alone, on a server of its own
+ *   npx tsx bench/hostile-mix.ts [--seconds 20] [--root DIR]  # alone, on a server of its own
+ *                                                            # (served from another checkout)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -151,9 +152,12 @@ export async function measureHostileMix(
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '20' } } });
+  // --root: another checkout of the repository to serve from, to compare builds.
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '20' }, root: { type: 'string' } },
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'mini-sphere-hostile-mix-'));
-  const server = await startServer({ dataDir, logFile: join(dataDir, 'server.log') });
+  const server = await startServer({ dataDir, logFile: join(dataDir, 'server.log'), root: values.root });
   try {
     const honest = gqlClient(server.url, 'honest', 1);
     await honest.request('mutation { capture(input: { content: "an honest note" }) { outcome } }');
