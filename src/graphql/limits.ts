@@ -122,6 +122,8 @@ function literalValue(node: ValueNode, variables: Record<string, unknown>): unkn
 export interface Estimate {
   cost: number;
   bytes: number;
+  /** Whether the operation selects `content` anywhere (else the contents it reads are not answered). */
+  content?: boolean;
 }
 
 /**
@@ -167,7 +169,11 @@ export function estimateOperation(
         const text = CONTENT_FIELDS.has(name) && !texts.has(key);
         texts.add(key);
         const own = !text ? FIELD_BYTES : name === 'snippet' ? snippetBytes(full) : LIMITS.contentMax;
-        part = { cost: 1 + factor * below.cost, bytes: own + factor * below.bytes };
+        part = {
+          cost: 1 + factor * below.cost,
+          bytes: own + factor * below.bytes,
+          content: name === 'content' || below.content === true,
+        };
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         part = walk(sel.selectionSet, full, inView);
       } else {
@@ -176,6 +182,7 @@ export function estimateOperation(
       if (!part) return null;
       total.cost += part.cost;
       total.bytes += part.bytes;
+      total.content ||= part.content;
     }
     return total;
   };

@@ -41,6 +41,7 @@ export class ReadBudget {
   #reading = 0;
   #reads = 0;
   #atOnce = Number.POSITIVE_INFINITY;
+  #countContent = true;
   readonly #waiting: (() => void)[] = [];
 
   constructor(maxBytes: number) {
@@ -53,9 +54,14 @@ export class ReadBudget {
     return this.#left < 0;
   }
 
-  /** Reads root fields in turns when the operation's estimated bytes could pass the cap. */
-  plan(estimatedBytes: number): void {
-    this.#atOnce = estimatedBytes > this.maxBytes ? READS_AT_ONCE : Number.POSITIVE_INFINITY;
+  /**
+   * Fits the budget to the operation's estimate: root fields read in turns when its bytes
+   * could pass the cap, and the contents it reads count only if it selects `content` (recall
+   * reads whole entries to answer snippets; those contents are not part of its answer).
+   */
+  plan(estimate: { bytes: number; content?: boolean }): void {
+    this.#atOnce = estimate.bytes > this.maxBytes ? READS_AT_ONCE : Number.POSITIVE_INFINITY;
+    this.#countContent = estimate.content === true;
   }
 
   /** Whether `rows` rows of the largest kind (an entry at its longest) would fit what is left. */
@@ -107,7 +113,10 @@ export class ReadBudget {
     if (Array.isArray(value)) {
       for (const item of value) total += this.#sizeOf(item, depth + 1);
     } else {
-      for (const key in value) total += key.length + this.#sizeOf((value as Record<string, unknown>)[key], depth + 1);
+      for (const key in value) {
+        if (key === 'content' && !this.#countContent) continue;
+        total += key.length + this.#sizeOf((value as Record<string, unknown>)[key], depth + 1);
+      }
     }
     return total;
   }

@@ -108,7 +108,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
         maxResponseBytes: config.maxResponseBytes,
         onEstimate: (contextValue, estimate) => {
           estimates.set(contextValue as object, estimate);
-          (contextValue as Partial<Context>).readBudget?.plan(estimate.bytes);
+          (contextValue as Partial<Context>).readBudget?.plan(estimate);
         },
       }),
       useHeavyReadLimit(new HeavyReads(), (contextValue) => estimates.get(contextValue as object)),

@@ -226,6 +226,14 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
     await expectHealthy();
   });
 
+  it('counts the contents it reads only when the operation answers them', async () => {
+    // The same fifteen reads of 1 MB each, answering ids only: nothing near the cap.
+    const ids = `{ ${Array.from({ length: 15 }, (_, i) => `r${i}: recent(n: 10) { id }`).join(' ')} }`;
+    const data = await t.gqlOk(ids, {}, { workspace: ws });
+    expect(Object.keys(data)).toHaveLength(15);
+    expect(data.r14).toHaveLength(10);
+  });
+
   it('for a mutation, saying that its write was made', async () => {
     const mws = 'bounds-big-mutation';
     const before = (await t.gqlOk('{ count }', {}, { workspace: mws })).count;
