@@ -19,6 +19,8 @@
  *      the loop's longest stall over the first 100 recalls from a cold start (perf/readers.ts)
  *   i. fan-out fairness: a quiet workspace's event latency while 150 subscribers of another
  *      workspace are flooded, vs without the flood (two instances and Redis; alone: --only fairness)
+ *   j. the hostile mix (bench/hostile-mix.ts): an honest client alone, then beside another
+ *      process sending the documents that used to hold the loop for seconds
  *
  * Every phase also reports the server's event-loop delay (p99/max, from /metrics): the loop is
  * shared by every workspace, so a stall there is a wait for all of them (budget 250 ms).
@@ -40,6 +42,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { contentHash } from '../src/memory/model.ts';
 import { buildMatchExpression, extractTerms } from '../src/retrieval/query.ts';
+import { type HostileMixResult, measureHostileMix } from './hostile-mix.ts';
 import { type BareHttp, startBareHttp } from './perf/bare-http.ts';
 import { type CaptureSpec, makeCaptures, makeId, makeQueries, Rng } from './perf/corpus.ts';
 import { measureFairness, printFairness } from './perf/fairness.ts';
@@ -82,7 +85,7 @@ const HELP = `Usage: npm run bench -- [options]
   --clients N           concurrent HTTP clients for captures; default 16
   --subscribers N       WebSocket subscribers for fan-out; default 1000
   --rounds N            fan-out rounds; default 20
-  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,readers,export,startup,fairness
+  --skip LIST           phases to skip: recall,graph,impact,capture,fanout,hostile,mix,readers,export,startup,fairness
   --only LIST           run only these phases (same names; e.g. --only graph --size 100k); --only startup
                         measures only the CLI start-up times (help, token list, check), median of 10
   --overlap N           queries of the mix whose ranking is compared with the exhaustive one; default 200
@@ -103,6 +106,8 @@ const EVENTS_SUB = 'subscription { events { seq type outcome entryId entry { id 
 /** A lighter variant without the entry (no database read per subscriber), reported for diagnosis. */
 const EVENTS_SUB_LIGHT = 'subscription { events { seq type outcome entryId at } }';
 
+/** How long the honest client runs alone, and again beside the hostile mix. */
+const MIX_SECONDS = 15;
 /** The hostile tenant's workspace, entries and query. */
 const HOSTILE_WORKSPACE = 'perf-hostile';
 const HOSTILE_ENTRIES = 30;
@@ -189,6 +194,7 @@ const PHASES = [
   'capture',
   'fanout',
   'hostile',
+  'mix',
   'readers',
   'export',
   'startup',
@@ -270,6 +276,7 @@ interface SizeResult {
     neighbour: LatencySummary;
     hostileRecall: LatencySummary;
   };
+  hostileMix?: HostileMixResult;
   /** The server's event-loop delay during each phase (ms). */
   loop: Partial<Record<'recall' | 'graph' | 'capture' | 'fanout' | 'hostile', LoopDelay>>;
   profiles?: { recall: ProfileSummary; capture: ProfileSummary; fanout: ProfileSummary };
@@ -762,6 +769,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
       result.hostile = hostile;
       result.loop.hostile = loop;
     }
+    if (!skip.has('mix')) result.hostileMix = await measureHostileMix(server.url, WORKSPACE, MIX_SECONDS, log);
     result.rss.peakMb = procMemory(server.pid).hwmMb;
   } finally {
     await bare.stop();
@@ -830,6 +838,16 @@ function targetsFor(r: SizeResult): TargetRow[] {
   }
   const rss = Math.max(r.rss.afterLoadMb ?? 0, r.rss.afterQueriesMb ?? 0);
   add('server RSS after load+queries (MB)', rss, '≤ 256', rss <= 256);
+  if (r.hostileMix) {
+    const { underMix } = r.hostileMix;
+    const mix = (target: string, value: number, limit: number) =>
+      rows.push({ size: r.label, target, value, limit: `≤ ${limit}`, pass: value <= limit, binding: true });
+    mix('honest /health p99 beside the hostile mix (ms)', underMix.health.p99, 50);
+    mix('honest /health max beside the hostile mix (ms)', underMix.health.max, 250);
+    mix('honest { count } p99 beside the hostile mix (ms)', underMix.small.p99, 50);
+    mix('honest { count } max beside the hostile mix (ms)', underMix.small.max, 250);
+    mix('event-loop max, hostile mix (ms)', underMix.loop.max, 100);
+  }
   const hostile = r.loop.hostile;
   // Binding at every size: the hostile workspace is the same whatever the other one holds.
   if (hostile)

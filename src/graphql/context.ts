@@ -6,12 +6,15 @@ import type { WriteQuota } from '../workspaces/rate-limit.ts';
 import type { WorkspaceView } from '../workspaces/registry.ts';
 import type { WorkspaceStorage } from '../workspaces/storage-quota.ts';
 import type { Loaders } from './loaders.ts';
+import type { ReadBudget } from './read-budget.ts';
 
 /** What every resolver gets: who is calling, their workspace, loaders and the event bus. */
 export interface Context {
   access: Access;
   workspace: WorkspaceView;
   loaders: Loaders;
+  /** What this operation may still read, in bytes (SPHERE_MAX_RESPONSE_BYTES); its loaders charge it too. */
+  readBudget: ReadBudget;
   /** The workspace's vectors and embedder; null while SPHERE_EMBEDDINGS is off. */
   semantic: SemanticWorkspace | null;
   /** The workspace's LLM queue, and the binding; null while SPHERE_LLM is off. */

@@ -1,20 +1,23 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import {
-  type ASTVisitor,
+  type ExecutionArgs,
   type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
+  getOperationAST,
+  getVariableValues,
   Kind,
   NoSchemaIntrospectionCustomRule,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
-  type ValidationRule,
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { LIST_PAGES } from '../contract/limits.ts';
+import { LIMITS, LIST_PAGES } from '../contract/limits.ts';
 import { NODE_IDS_MAX } from '../contract/node-ids.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
+import { RANKING_POLICY } from '../retrieval/policy.ts';
 
 /**
  * Where the document limits sit: a document of depth ≤ 8, ≤ 15 aliases, ≤ 2,000 tokens and
@@ -33,6 +36,15 @@ export const DOCUMENT_LIMITS = {
    * connections nested two deep at their default of 50 under recent(n: 200).
    */
   maxCost: 1_000_000,
+  /**
+   * Bytes: every content counts at its maximum (100,000 characters) and every snippet at
+   * its widest window, so the estimate is a ceiling that real answers rarely approach; a
+   * document may be estimated at up to this many times SPHERE_MAX_RESPONSE_BYTES. What it
+   * really returns is held to the cap itself while it is read (read-budget.ts).
+   */
+  bytesPerResponseByte: 16,
+  /** Selections the estimate may visit in all, whatever the fragments: far above any document within maxTokens. */
+  maxCostVisits: 100_000,
 } as const;
 
 /** How many items a field can return, from its arguments (1 when it has no size argument). */
@@ -56,8 +68,9 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
           : arg('first', LIST_PAGES.entries.first),
         LIST_PAGES.entries.range[1],
       );
+    // Its lists are counted where they are selected (graphViewList): nodes at the node cap.
     case 'graphView':
-      return GRAPH_WALK.nodeCap * (1 + arg('hops', READ_DEFAULTS.graphView.hops));
+      return 1;
     // Past NODE_IDS_MAX its resolver refuses with BAD_USER_INPUT; below, each id is one object.
     case 'nodes':
       return Math.min(listLength(field, 'ids', variables), NODE_IDS_MAX);
@@ -75,6 +88,22 @@ function listFactor(field: FieldNode, variables: Record<string, unknown>): numbe
   }
 }
 
+/**
+ * The lists of a graph view: at most `nodeCap` nodes in all, however many hops; its edges
+ * counted as the walk could reach them (nodeCap per hop).
+ */
+function graphViewList(field: FieldNode, hops: number): number {
+  if (field.name.value === 'nodes') return GRAPH_WALK.nodeCap;
+  if (field.name.value === 'edges') return GRAPH_WALK.nodeCap * (1 + hops);
+  return 1;
+}
+
+function hopsOf(field: FieldNode, variables: Record<string, unknown>): number {
+  const node = field.arguments?.find((a) => a.name.value === 'hops')?.value;
+  const value = node ? literalValue(node, variables) : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? Math.abs(value) : READ_DEFAULTS.graphView.hops;
+}
+
 /** How many values a list argument holds, literal or variable (1 when unknown). */
 function listLength(field: FieldNode, name: string, variables: Record<string, unknown>): number {
   const node = field.arguments?.find((a) => a.name.value === name)?.value;
@@ -89,54 +118,181 @@ function literalValue(node: ValueNode, variables: Record<string, unknown>): unkn
   return undefined;
 }
 
-/** Rejects documents whose estimated cost, scaled by topK, hops, n, limit and first, is too high. */
-export function costLimitRule(maxCost: number, variables: () => Record<string, unknown>): ValidationRule {
-  return (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) {
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    }
-    const cost = (set: SelectionSetNode | undefined, multiplier: number, seen: ReadonlySet<string>): number => {
-      if (!set) return 0;
-      let total = 0;
-      for (const sel of set.selections) {
-        if (total > maxCost) return total;
-        if (sel.kind === Kind.FIELD) {
-          const m = multiplier * listFactor(sel, variables());
-          total += multiplier + cost(sel.selectionSet, m, seen);
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-          total += cost(sel.selectionSet, multiplier, seen);
-        } else {
-          const name = sel.name.value;
-          // Fragment cycles are a validation error of their own; never loop on them here.
-          if (seen.has(name)) continue;
-          total += cost(fragments.get(name)?.selectionSet, multiplier, new Set([...seen, name]));
-        }
+/** What a document is estimated to cost: fields resolved, and bytes of entry text returned. */
+export interface Estimate {
+  cost: number;
+  bytes: number;
+  /** Whether the operation selects `content` anywhere (else the contents it reads are not answered). */
+  content?: boolean;
+}
+
+/**
+ * The text fields a document's bytes are estimated by, at the most each can return: an
+ * entry's or a revision's content at its maximum length, and a recall hit's snippet at the
+ * snippet policy's largest window (the whole content with `full`). Every other field counts
+ * `FIELD_BYTES`.
+ */
+const CONTENT_FIELDS = new Set(['content', 'snippet']);
+const FIELD_BYTES = 16;
+const snippetBytes = (full: boolean) => (full ? LIMITS.contentMax : RANKING_POLICY.snippet.topChars);
+
+/**
+ * Estimates each operation of a document (fields times the list sizes above them, and bytes
+ * of entry text) in one walk that is linear in the document: the cost of a fragment scales
+ * with the multiplier it is spread under, so each fragment is walked once and its totals
+ * remembered (cycles count nothing: they are a validation error of their own), and the whole
+ * walk shares one budget of `maxVisits` selections.
+ */
+export function estimateOperation(
+  op: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+  memo: Map<string, Estimate | 'walking'>,
+  visits: { left: number },
+): Estimate | null {
+  // `inView`: the hops of the graph view whose selection this is, or null outside one.
+  const walk = (set: SelectionSetNode | undefined, full: boolean, inView: number | null = null): Estimate | null => {
+    const total: Estimate = { cost: 0, bytes: 0 };
+    if (!set) return total;
+    // A text field selected twice under one name is answered once.
+    const texts = new Set<string>();
+    for (const sel of set.selections) {
+      if (--visits.left < 0) return null;
+      let part: Estimate | null;
+      if (sel.kind === Kind.FIELD) {
+        const name = sel.name.value;
+        const factor = inView === null ? listFactor(sel, variables) : graphViewList(sel, inView);
+        const fullBelow = name === 'recall' ? booleanArg(sel, 'full', variables) : full;
+        const below = walk(sel.selectionSet, fullBelow, name === 'graphView' ? hopsOf(sel, variables) : null);
+        if (!below) return null;
+        const key = sel.alias?.value ?? name;
+        const text = CONTENT_FIELDS.has(name) && !texts.has(key);
+        texts.add(key);
+        const own = !text ? FIELD_BYTES : name === 'snippet' ? snippetBytes(full) : LIMITS.contentMax;
+        part = {
+          cost: 1 + factor * below.cost,
+          bytes: own + factor * below.bytes,
+          content: name === 'content' || below.content === true,
+        };
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        part = walk(sel.selectionSet, full, inView);
+      } else {
+        part = spread(sel.name.value, full, inView);
       }
-      return total;
-    };
-    return {
-      OperationDefinition(op) {
-        const total = cost(op.selectionSet, 1, new Set());
-        if (total > maxCost) {
-          context.reportError(
-            new GraphQLError(
-              `Query cost limit of ${maxCost} exceeded (estimated ${Math.round(total)}): ` +
-                'ask for fewer items (n, first, topK, limit) or nest fewer lists.',
-              {
-                nodes: [op],
-                extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-              },
-            ),
-          );
-        }
-      },
-    };
+      if (!part) return null;
+      total.cost += part.cost;
+      total.bytes += part.bytes;
+      total.content ||= part.content;
+    }
+    return total;
+  };
+  const spread = (name: string, full: boolean, inView: number | null): Estimate | null => {
+    const key = `${full ? 'full' : 'windowed'} ${inView ?? '-'} ${name}`;
+    const known = memo.get(key);
+    if (known === 'walking') return { cost: 0, bytes: 0 };
+    if (known) return known;
+    memo.set(key, 'walking');
+    const estimate = walk(fragments.get(name)?.selectionSet, full, inView);
+    if (estimate) memo.set(key, estimate);
+    return estimate;
+  };
+  return walk(op.selectionSet, false);
+}
+
+function booleanArg(field: FieldNode, name: string, variables: Record<string, unknown>): boolean {
+  const node = field.arguments?.find((a) => a.name.value === name)?.value;
+  if (node?.kind === Kind.BOOLEAN) return node.value;
+  return node?.kind === Kind.VARIABLE && variables[node.name.value] === true;
+}
+
+/** What the cost limit is held to, and who hears an accepted operation's estimate. */
+export interface CostLimits {
+  maxCost: number;
+  /** Most bytes of entry text a document may be estimated to return. */
+  maxBytes: number;
+  /** Hears each operation's estimate once it is accepted, with its context. */
+  onEstimate?: (contextValue: unknown, estimate: Estimate) => void;
+}
+
+/**
+ * The refusal of an operation by its estimate, or null when it may run. `variables` are the
+ * ones sent; they are read as execution will coerce them (defaults included), and when they
+ * do not coerce, execution refuses them itself before anything runs.
+ */
+export function refuseByEstimate(
+  args: Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues'>,
+  limits: CostLimits,
+): { error: GraphQLError | null; estimate: Estimate | null } {
+  const op = getOperationAST(args.document, args.operationName);
+  if (!op) return { error: null, estimate: null };
+  const coerced = getVariableValues(args.schema, op.variableDefinitions ?? [], args.variableValues ?? {}, {
+    maxErrors: 1,
+  });
+  if (coerced.errors) return { error: null, estimate: null };
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of args.document.definitions) {
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  }
+  const visits = { left: DOCUMENT_LIMITS.maxCostVisits };
+  const estimate = estimateOperation(op, fragments, coerced.coerced, new Map(), visits);
+  // As validation errors are: 400 for application/graphql-response+json, 200 for application/json.
+  const refuse = (message: string, code: string) =>
+    new GraphQLError(message, { nodes: [op], extensions: { code, http: { spec: true, status: 400 } } });
+  if (!estimate) {
+    const error = refuse(
+      'the document is too large to estimate: send fewer fields and fragments',
+      'GRAPHQL_VALIDATION_FAILED',
+    );
+    return { error, estimate };
+  }
+  if (estimate.cost > limits.maxCost) {
+    const error = refuse(
+      `Query cost limit of ${limits.maxCost} exceeded (estimated ${Math.round(estimate.cost)}): ` +
+        'ask for fewer items (n, first, topK, limit) or nest fewer lists.',
+      'GRAPHQL_VALIDATION_FAILED',
+    );
+    return { error, estimate };
+  }
+  if (estimate.bytes > limits.maxBytes) {
+    const error = refuse(
+      `the answer could hold ${Math.round(estimate.bytes)} bytes of entry text, more than ${limits.maxBytes}: ` +
+        'ask for fewer items (n, first, topK, limit) or leave out content and snippets',
+      'RESPONSE_TOO_LARGE',
+    );
+    return { error, estimate };
+  }
+  return { error: null, estimate };
+}
+
+/**
+ * Refuses operations whose estimated cost, scaled by topK, hops, n, limit and first, is too
+ * high (GRAPHQL_VALIDATION_FAILED), or whose estimated bytes of entry text are
+ * (RESPONSE_TOO_LARGE): the same sizes refused inline, as sent variables or as defaults.
+ * It runs as each operation starts, not as a validation rule, because validation results
+ * are cached per document while the estimate depends on the variables.
+ */
+export function useCostLimit(limits: CostLimits): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const { error, estimate } = refuseByEstimate(args, limits);
+      if (error) setResultAndStopExecution({ errors: [error] });
+      else if (estimate) limits.onEstimate?.(args.contextValue, estimate);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const { error, estimate } = refuseByEstimate(args, limits);
+      if (error) setResultAndStopExecution({ errors: [error] });
+      else if (estimate) limits.onEstimate?.(args.contextValue, estimate);
+    },
   };
 }
 
 /** Depth, alias, token, directive and cost limits, no field suggestions, and optional introspection. */
-export function documentLimitPlugins(opts: { introspection: () => boolean }): Plugin[] {
+export function documentLimitPlugins(opts: {
+  introspection: () => boolean;
+  maxResponseBytes: number;
+  /** Hears each accepted operation's estimate, with its context. */
+  onEstimate?: CostLimits['onEstimate'];
+}): Plugin[] {
   // Validation-phase rejections are reported as validation errors with their code rather
   // than thrown, so a client sees GRAPHQL_VALIDATION_FAILED over HTTP and WebSocket alike.
   const report = {
@@ -155,18 +311,19 @@ export function documentLimitPlugins(opts: { introspection: () => boolean }): Pl
     maxAliases: { n: DOCUMENT_LIMITS.maxAliases, allowList: [], ...report },
     maxTokens: { n: DOCUMENT_LIMITS.maxTokens },
     maxDirectives: { n: DOCUMENT_LIMITS.maxDirectives, ...report },
-    // Our own cost rule scales with topK/hops/n/limit; armor's cannot.
+    // Our own cost limit scales with topK/hops/n/limit and the variables; armor's cannot.
     costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: true },
   });
-  const limits: Plugin = {
-    onValidate({ addValidationRule, context }) {
-      // Yoga (HTTP) and our graphql-ws glue both put the request's params in the initial context.
-      const variables = () =>
-        (context as { params?: { variables?: Record<string, unknown> | null } }).params?.variables ?? {};
-      addValidationRule(costLimitRule(DOCUMENT_LIMITS.maxCost, variables));
+  const introspection: Plugin = {
+    onValidate({ addValidationRule }) {
       if (!opts.introspection()) addValidationRule(NoSchemaIntrospectionCustomRule);
     },
   };
-  return [armor as Plugin, limits];
+  const cost = useCostLimit({
+    maxCost: DOCUMENT_LIMITS.maxCost,
+    maxBytes: opts.maxResponseBytes * DOCUMENT_LIMITS.bytesPerResponseByte,
+    onEstimate: opts.onEstimate,
+  });
+  return [armor as Plugin, introspection, cost];
 }

@@ -19,15 +19,31 @@ import {
   supersededAmong,
   tagsByEntryIds,
 } from '../memory/queries.ts';
+import type { ReadBudget } from './read-budget.ts';
 
-/** Per-request batch loaders: each nested field costs one query per level, whatever the list size. */
 /** Findings an entry lists at most: the newest. */
 export const CONFLICTS_PER_ENTRY = 20;
 
-export function createLoaders(db: Db) {
+/**
+ * Entries read by one statement at most: a batch of more (200 entries' connections, say)
+ * is read in parts, and a spent read budget stops it between them.
+ */
+export const ENTRIES_PER_READ = 200;
+
+/**
+ * Per-request batch loaders: each nested field costs one query per level, whatever the list
+ * size. With a read budget (an operation's), what they read is charged to it as it comes.
+ */
+export function createLoaders(db: Db, budget?: ReadBudget) {
   return {
     entry: new DataLoader<string, EntryRow | null>(async (ids) => {
-      const rows = new Map((await entriesByIds(db, ids)).map((e) => [e.id, e]));
+      const rows = new Map<string, EntryRow>();
+      for (let i = 0; i < ids.length; i += ENTRIES_PER_READ) {
+        budget?.check();
+        const part = await entriesByIds(db, ids.slice(i, i + ENTRIES_PER_READ));
+        budget?.charge(part);
+        for (const e of part) rows.set(e.id, e);
+      }
       return ids.map((id) => rows.get(id) ?? null);
     }),
     /** Where each entry's classification came from (see memory/llm/records.ts). */
@@ -54,7 +70,17 @@ export function createLoaders(db: Db) {
         const pages = new Map<string, Map<string, RevisionRow[]>>();
         for (const [args, group] of groupBy(keys, (k) => `${k.after} ${k.first}`)) {
           const { after, first } = group[0]!;
-          pages.set(args, await revisionPages(db, [...new Set(group.map((k) => k.entryId))], after, first));
+          const ids = [...new Set(group.map((k) => k.entryId))];
+          // In parts of about ENTRIES_PER_READ revisions when the budget could not take them all.
+          const size = !budget || budget.fits(ids.length * first) ? ids.length : Math.ceil(ENTRIES_PER_READ / first);
+          const read = new Map<string, RevisionRow[]>();
+          for (let i = 0; i < ids.length; i += size) {
+            budget?.check();
+            const part = await revisionPages(db, ids.slice(i, i + size), after, first);
+            budget?.charge([...part.values()]);
+            for (const [id, rows] of part) read.set(id, rows);
+          }
+          pages.set(args, read);
         }
         return keys.map((k) => pages.get(`${k.after} ${k.first}`)?.get(k.entryId) ?? []);
       },
@@ -66,7 +92,10 @@ export function createLoaders(db: Db) {
         const pages = new Map<string, Map<string, EdgeRow[]>>();
         for (const [args, group] of groupBy(keys, (k) => JSON.stringify(k.page))) {
           const ids = [...new Set(group.map((k) => k.entryId))];
-          pages.set(args, await connectionPages(db, ids, group[0]!.page));
+          budget?.check();
+          const read = await connectionPages(db, ids, group[0]!.page);
+          budget?.charge([...read.values()]);
+          pages.set(args, read);
         }
         return keys.map((k) => pages.get(JSON.stringify(k.page))?.get(k.entryId) ?? []);
       },

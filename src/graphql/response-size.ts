@@ -2,6 +2,7 @@ import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { DomainError } from '../contract/errors.ts';
 import { toGraphQLError } from './errors.ts';
+import type { ReadBudget } from './read-budget.ts';
 
 /**
  * The size of `value` as JSON, in UTF-8 bytes (escapes aside), or `Infinity` as soon as it
@@ -74,7 +75,15 @@ export function useResponseCap(maxBytes: number): Plugin {
   return {
     onExecute: ({ args }) => {
       const mutation = getOperationAST(args.document, args.operationName)?.operation === 'mutation';
-      return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, check(mutation)) };
+      const budget = (args.contextValue as { readBudget?: ReadBudget } | undefined)?.readBudget;
+      return {
+        onExecuteDone: (payload) =>
+          handleStreamOrSingleExecutionResult(payload, (done) => {
+            // Reads stopped at the cap: the fields they left null are no answer.
+            if (budget?.spent) done.setResult(tooLarge(maxBytes, mutation));
+            else check(mutation)(done);
+          }),
+      };
     },
     onSubscribe: () => ({
       onSubscribeResult: ({ result, setResult }) => {

@@ -6,6 +6,7 @@ import { tokenIdOf } from '../contract/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Context } from '../graphql/context.ts';
 import { createLoaders } from '../graphql/loaders.ts';
+import { ReadBudget } from '../graphql/read-budget.ts';
 import type { Semantic } from '../memory/embeddings/semantic.ts';
 import type { LlmBinding, LlmWorkspaceAccess } from '../memory/llm/binding.ts';
 import type { Access } from '../workspaces/access.ts';
@@ -14,6 +15,7 @@ import type { ControlStore } from '../workspaces/control.ts';
 import { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 import { DEFAULT_TOKEN_WORKSPACE_MB, StorageMeter } from '../workspaces/storage-quota.ts';
+import { admittedAccess } from './caller.ts';
 import type { ConnectionLimits } from './connections.ts';
 import type { Logger, Metrics } from './observability.ts';
 
@@ -124,7 +126,7 @@ export interface ContextDeps {
   bus: EventBus;
   realtime: Context['realtime'];
   clock: () => number;
-  config: Pick<Config, 'rateLimit' | 'maxWorkspaceMb'>;
+  config: Pick<Config, 'rateLimit' | 'maxWorkspaceMb' | 'maxResponseBytes'>;
   /** The embedding binding, or null while off. */
   semantic: () => Semantic | null;
   /** The LLM binding, or null while off. */
@@ -138,17 +140,22 @@ export function createContextFactory(deps: ContextDeps): (initial: InitialContex
   const rateLimiter = new RateLimiter(deps.clock);
   const storage = new StorageMeter();
   return async (initial) => {
-    const access = await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress);
+    // HTTP requests were authenticated before their body was read (caller.ts); sockets per operation.
+    const access =
+      (initial.connectionParams ? undefined : admittedAccess(initial.req)) ??
+      (await deps.gate.authenticate(credentialsOf(initial), initial.req?.socket.remoteAddress));
     deps.connections?.authenticated(initial.req?.socket);
     // A view, not an open database: reads of a workspace that does not exist create nothing.
     const workspace = await deps.registry.view(access.workspaceId);
     const store = await deps.control();
     const rateLimit = deps.config.rateLimit ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_RATE_LIMIT);
     const quotaMb = deps.config.maxWorkspaceMb ?? (access.role === 'open' ? 0 : DEFAULT_TOKEN_WORKSPACE_MB);
+    const readBudget = new ReadBudget(deps.config.maxResponseBytes);
     return {
       access,
       workspace,
-      loaders: createLoaders(workspace.db),
+      loaders: createLoaders(workspace.db, readBudget),
+      readBudget,
       semantic: deps.semantic()?.workspace(workspace) ?? null,
       llm: llmOf(deps.llm?.() ?? null, workspace),
       bus: deps.bus,

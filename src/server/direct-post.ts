@@ -19,8 +19,8 @@ import type { Context } from '../graphql/context.ts';
 export interface DirectPost {
   /** Whether `req`'s headers allow answering it directly (its body is not read yet). */
   accepts(req: IncomingMessage): boolean;
-  /** Answers a request `accepts` took; falls back to Yoga when its body turns out unusual. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Answers a request `accepts` took, given its body; falls back to Yoga when the body turns out unusual. */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;
 }
 
 /** What Yoga's regular (non-streaming) result processor answers with. */
@@ -138,15 +138,6 @@ function lightRequest(req: IncomingMessage): LightRequest {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
 export function createDirectPost(
   yoga: YogaServerInstance<Record<string, unknown>, Context>,
   opts: { path: string; onError: (error: unknown) => void },
@@ -163,14 +154,7 @@ export function createDirectPost(
         req.headers['content-encoding'] === undefined
       );
     },
-    async handle(req, res) {
-      let body: Buffer;
-      try {
-        body = await readBody(req);
-      } catch {
-        res.destroy();
-        return;
-      }
+    async handle(req, res, body) {
       const params = paramsOf(body.toString('utf8'));
       if (!params) {
         // Yoga reads a body already taken from the stream from `req.body`.

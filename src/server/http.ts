@@ -7,6 +7,7 @@ import type { RedisStatus } from '../events/redis.ts';
 import type { EmbedderStatus } from '../memory/embeddings/unavailable.ts';
 import type { LlmStatus } from '../memory/llm/binding.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
+import { admitCaller, jsonNestsDeeper, queryNestsDeeper, TOO_DEEP } from './caller.ts';
 import type { Gatekeeper } from './context.ts';
 import { createDashboardHandler } from './dashboard.ts';
 import { createDirectPost } from './direct-post.ts';
@@ -132,6 +133,55 @@ function refuseBody(req: IncomingMessage, res: ServerResponse): boolean {
   return false;
 }
 
+/** The whole body of a request whose length `refuseBody` has bounded. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/**
+ * A GraphQL request over HTTP (POST, GET, and server-sent events, which are either): the
+ * caller is authenticated from the headers first, then the body is bounded in size and in
+ * nesting before anything parses it, then the direct path or Yoga answers it.
+ */
+async function answerGraphQL(
+  deps: HttpDeps,
+  direct: ReturnType<typeof createDirectPost> | null,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (!(await admitCaller(deps.gate, req, res, deps.config.corsOrigins))) return;
+  if (req.method !== 'POST') {
+    if (queryNestsDeeper(req.url)) sendJsonError(res, 400, TOO_DEEP, 'BAD_USER_INPUT');
+    else await deps.yoga.requestListener(req, res);
+    return;
+  }
+  if (refuseBody(req, res)) return;
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch {
+    res.destroy();
+    return;
+  }
+  // An encoded body is Yoga's to decode; its size is bounded all the same.
+  if (req.headers['content-encoding'] === undefined && jsonNestsDeeper(body.toString('utf8'))) {
+    sendJsonError(res, 400, TOO_DEEP, 'BAD_USER_INPUT');
+  } else if (direct?.accepts(req)) {
+    // As Yoga's answers do (useVaryOrigin): with origins listed, CORS headers depend on Origin.
+    if (deps.config.corsOrigins.length > 0) res.setHeader('vary', 'Origin');
+    await direct.handle(req, res, body);
+  } else {
+    // Yoga reads a body already taken from the stream from `req.body`.
+    (req as IncomingMessage & { body?: Buffer }).body = body;
+    await deps.yoga.requestListener(req, res);
+  }
+}
+
 const DASHBOARD_PATHS = new Set(['/', '/index.html', '/app.js', '/app.css']);
 
 const isHealth = (req: IncomingMessage) =>
@@ -163,12 +213,13 @@ function createRouter(deps: HttpDeps): RequestListener {
       // GraphiQL: SPHERE_PLAYGROUND, else on in open mode and off with tokens.
       if (config.playground ?? !gate.knownTokenMode) playground.serve(req, res);
       else sendJsonError(res, 404, 'the playground is off in token mode; set SPHERE_PLAYGROUND=on', 'NOT_FOUND');
+    } else if (path === GRAPHQL_PATH && (req.method === 'POST' || req.method === 'GET')) {
+      answerGraphQL(deps, direct, req, res).catch((err: unknown) => {
+        logger.error({ err }, 'control database unavailable');
+        if (!res.headersSent) sendJsonError(res, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE');
+      });
     } else if (req.method === 'POST' && refuseBody(req, res)) {
       // Answered.
-    } else if (req.method === 'POST' && direct?.accepts(req)) {
-      // As Yoga's answers do (useVaryOrigin): with origins listed, CORS headers depend on Origin.
-      if (config.corsOrigins.length > 0) res.setHeader('vary', 'Origin');
-      void direct.handle(req, res);
     } else {
       void yoga.requestListener(req, res);
     }

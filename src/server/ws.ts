@@ -18,6 +18,7 @@ import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError } from '../graphql/errors.ts';
 import type { Access } from '../workspaces/access.ts';
+import { jsonNestsDeeper, TOO_DEEP } from './caller.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
 import type { ConnectionLimits } from './connections.ts';
 import { bearerOf, type Gatekeeper } from './context.ts';
@@ -68,6 +69,21 @@ interface Prepared {
 /** Answers an upgrade request with an HTTP error and no socket. */
 function rejectUpgrade(socket: Socket, status: number, message: string, code: string): void {
   socket.end(rawRefusal(status, message, code));
+}
+
+/**
+ * Closes a socket (4400) on a message whose JSON nests deeper than any operation needs,
+ * before graphql-ws parses it: its listener is the one wrapped here.
+ */
+function refuseDeepMessages(client: WebSocket): void {
+  const on = client.on.bind(client);
+  client.on = ((event: string, listener: (...args: unknown[]) => void) => {
+    if (event !== 'message') return on(event, listener);
+    return on('message', (data: unknown, isBinary: unknown) => {
+      if (jsonNestsDeeper(String(data))) client.close(4400, TOO_DEEP);
+      else listener(data, isBinary);
+    });
+  }) as typeof client.on;
 }
 
 /**
@@ -125,7 +141,11 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
     deps.admit(req).then(
       (refusal) => {
         if (refusal) rejectUpgrade(socket, refusal.status, refusal.message, refusal.code);
-        else wss.handleUpgrade(req, socket, head, (client) => wss.emit('connection', client, req));
+        else
+          wss.handleUpgrade(req, socket, head, (client) => {
+            refuseDeepMessages(client);
+            wss.emit('connection', client, req);
+          });
       },
       () => rejectUpgrade(socket, 503, CONTROL_UNAVAILABLE, 'UNAVAILABLE'),
     );
@@ -275,10 +295,11 @@ async function prepare(deps: WsDeps, ctx: Ctx, params: OperationParams) {
     params,
   });
   try {
+    // The caller first: nothing is parsed or validated for one who is not known.
+    const contextValue = (await contextFactory()) as unknown as Context;
     const document: DocumentNode = parse(params.query);
     const errors = validate(schema, document);
     if (errors.length > 0) return errors.map((e: GraphQLError) => maskError(e, e.message) as GraphQLError);
-    const contextValue = (await contextFactory()) as unknown as Context;
     const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
     const release = isSubscription ? deps.subscriptions.acquire(contextValue.access.workspaceId) : () => {};
     if (!release) return [rateLimitedSubscription(deps.subscriptions)];

@@ -4,14 +4,16 @@ import type { Config } from '../config.ts';
 import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
-import { documentLimitPlugins } from '../graphql/limits.ts';
+import { documentLimitPlugins, type Estimate } from '../graphql/limits.ts';
 import { useMutationGuard } from '../graphql/mutation-guard.ts';
+import { withReadBudget } from '../graphql/read-budget.ts';
 import { useResponseCap } from '../graphql/response-size.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Cap } from './caps.ts';
 import type { Gatekeeper, InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';
 import { corsAllowed } from './guard.ts';
+import { HeavyReads, useHeavyReadLimit } from './heavy-reads.ts';
 import { type Logger, type Metrics, useObservability } from './observability.ts';
 import type { Rechecks } from './rechecks.ts';
 import { useCodedRefusals, useVaryOrigin } from './refusals.ts';
@@ -52,8 +54,10 @@ function requestError(error: GraphQLError): GraphQLError {
 /** The GraphQL handler every transport runs operations through: schema, context, limits, masking, CORS. */
 export function createGraphQLHandler(deps: YogaDeps): Yoga {
   const { config, gate, logger } = deps;
+  // Each operation's estimate, from the cost limit to the heavy-read limit after it.
+  const estimates = new WeakMap<object, Estimate>();
   return createYoga<Record<string, unknown>, Context>({
-    schema: buildSchema(),
+    schema: withReadBudget(buildSchema()),
     graphqlEndpoint: GRAPHQL_PATH,
     context: async (initial) => {
       try {
@@ -106,7 +110,15 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
       ...(deps.trusted ? [useTrustedDocuments(deps.trusted)] : []),
       useCsrfPrevention(['x-graphql-yoga-csrf', 'x-workspace', 'authorization']),
       useSseSubscriptionGuards({ cap: deps.subscriptions, sockets: deps.sockets, gate, rechecks: deps.rechecks }),
-      ...documentLimitPlugins({ introspection: () => config.introspection ?? !gate.knownTokenMode }),
+      ...documentLimitPlugins({
+        introspection: () => config.introspection ?? !gate.knownTokenMode,
+        maxResponseBytes: config.maxResponseBytes,
+        onEstimate: (contextValue, estimate) => {
+          estimates.set(contextValue as object, estimate);
+          (contextValue as Partial<Context>).readBudget?.plan(estimate);
+        },
+      }),
+      useHeavyReadLimit(new HeavyReads(), (contextValue) => estimates.get(contextValue as object)),
       useMutationGuard(),
     ],
   });

@@ -220,3 +220,33 @@ describe('abuse corpus', () => {
     await client.dispose();
   });
 });
+
+describe('the cost of variables', () => {
+  const doc = (n: string, f: string) =>
+    `query($n: Int${n}, $f: Int${f}) { recent(n: $n) { connections(first: $f) { entry { connections(first: $f) { entry { id } } } } } }`;
+
+  it('counts defaults as sent values and literals: 200 × 200 × 200 is refused however it is written', async () => {
+    const inline = await t.gql(
+      '{ recent(n: 200) { connections(first: 200) { entry { connections(first: 200) { entry { id } } } } } }',
+      {},
+      { workspace: WORKSPACE },
+    );
+    const sent = await t.gql(doc('', ''), { n: 200, f: 200 }, { workspace: WORKSPACE });
+    const defaults = await t.gql(doc(' = 200', ' = 200'), {}, { workspace: WORKSPACE });
+    for (const res of [inline, sent, defaults]) {
+      expectClearRejection('200 × 200 × 200', res.errors, ['GRAPHQL_VALIDATION_FAILED']);
+      expect(res.errors?.[0]?.message).toMatch(/cost limit/);
+    }
+    // A sent value wins over its default, and small defaults run.
+    expect((await t.gql(doc(' = 200', ' = 200'), { f: 2 }, { workspace: WORKSPACE })).errors).toBeUndefined();
+    expect((await t.gql(doc(' = 200', ' = 2'), {}, { workspace: WORKSPACE })).errors).toBeUndefined();
+  });
+
+  it('estimates the bytes of entry text: 30 aliases of recent(n: 200) { content } are refused before a row is read', async () => {
+    const aliases = Array.from({ length: 30 }, (_, i) => `a${i}: recent(n: 200) { content }`).join(' ');
+    t.resetQueries();
+    const res = await t.gql(`{ ${aliases} }`, {}, { workspace: WORKSPACE });
+    expectClearRejection('30 × recent(n: 200) { content }', res.errors, ['RESPONSE_TOO_LARGE']);
+    expect(t.queries.filter((q) => /from "entries"/i.test(q))).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READS_AT_ONCE } from '../../src/graphql/read-budget.ts';
 import { type Data, startTestServer, type TestServer } from '../helpers/server.ts';
 import { collect, wsClient } from '../helpers/ws.ts';
 
@@ -79,8 +80,11 @@ describe('revisions take first (default 50, at most 200)', () => {
     const refused = await t.gql(doc('(first: 200)'), {}, { workspace: ws });
     expectCode(refused, 'GRAPHQL_VALIDATION_FAILED');
     expect(refused.errors?.[0]?.message).toMatch(/cost/);
-    const fine = await t.gqlOk(doc(''), {}, { workspace: ws });
+    // Without content: every content of 50 revisions under 200 entries, at 100,000
+    // characters each, could pass the cap on estimated bytes however short they really are.
+    const fine = await t.gqlOk(doc('').replaceAll('content ', ''), {}, { workspace: ws });
     expect(fine.r0[0].revisions).toHaveLength(50);
+    expectCode(await t.gql(doc(''), {}, { workspace: ws }), 'RESPONSE_TOO_LARGE');
   });
 });
 
@@ -207,6 +211,27 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
     expect(res.data).toBeNull();
     expect(res.errors).toHaveLength(1);
     await expectHealthy();
+  });
+
+  it('stops reading once the reads pass the cap, not after reading everything asked', async () => {
+    // Fifteen reads of 1 MB each: within the estimate (15 MB of at most 32), over the cap at the second.
+    const many = `{ ${Array.from({ length: 15 }, (_, i) => `r${i}: recent(n: 10) { id content }`).join(' ')} }`;
+    t.resetQueries();
+    const res = await t.gql(many, {}, { workspace: ws });
+    expectCode(res, 'RESPONSE_TOO_LARGE');
+    expect(res.data).toBeNull();
+    const reads = t.queries.filter((q) => /^select .* from "entries" order by/i.test(q));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThanOrEqual(READS_AT_ONCE + 1);
+    await expectHealthy();
+  });
+
+  it('counts the contents it reads only when the operation answers them', async () => {
+    // The same fifteen reads of 1 MB each, answering ids only: nothing near the cap.
+    const ids = `{ ${Array.from({ length: 15 }, (_, i) => `r${i}: recent(n: 10) { id }`).join(' ')} }`;
+    const data = await t.gqlOk(ids, {}, { workspace: ws });
+    expect(Object.keys(data)).toHaveLength(15);
+    expect(data.r14).toHaveLength(10);
   });
 
   it('for a mutation, saying that its write was made', async () => {

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEAVY_READS } from '../../src/server/heavy-reads.ts';
+import { budget } from '../helpers/budget.ts';
+import { type ServerProcess, spawnServer } from '../helpers/process.ts';
+
+/**
+ * A reader within every argument limit cannot make the server read hundreds of megabytes
+ * of entry text on its loop: the estimate refuses what could not fit, and what runs stops
+ * reading at the response cap. A real server process, so the loop measured is its own.
+ */
+
+const WORKSPACE = 'bytes';
+const ENTRIES = 40;
+const LONG = 100_000;
+
+let server: ServerProcess;
+let dataDir: string;
+let origin: string;
+
+async function gql(query: string, variables: Record<string, unknown> = {}) {
+  const res = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-workspace': WORKSPACE },
+    body: JSON.stringify({ query, variables }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] },
+  };
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-bytes-'));
+  server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  origin = new URL(server.url).origin;
+  // Five entries of 100,000 characters a request keeps each body under the 1 MiB cap.
+  for (let i = 0; i < ENTRIES; i += 5) {
+    const vars = Object.fromEntries(
+      Array.from({ length: 5 }, (_, j) => [`c${j}`, `entry ${i + j} `.padEnd(LONG, 'lorem ipsum dolor ')]),
+    );
+    const doc = `mutation(${Object.keys(vars)
+      .map((v) => `$${v}: String!`)
+      .join(', ')}) { ${Object.keys(vars)
+      .map((v) => `${v}: capture(input: { content: $${v} }) { outcome }`)
+      .join(' ')} }`;
+    const res = await gql(doc, vars);
+    expect(res.body.errors).toBeUndefined();
+  }
+});
+afterAll(async () => {
+  server?.proc.kill('SIGTERM');
+  await server?.exited;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The slowest of three /health answers while `attack` runs; the best of three rounds. */
+async function healthDuring(attack: () => Promise<unknown>): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 3; round++) {
+    const inFlight = attack();
+    await new Promise((r) => setTimeout(r, 20));
+    let worst = 0;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect((await fetch(`${origin}/health`)).status).toBe(200);
+      worst = Math.max(worst, performance.now() - started);
+    }
+    await inFlight;
+    best = Math.min(best, worst);
+  }
+  return best;
+}
+
+describe('bytes of entry text', () => {
+  it('refuses 30 aliases of recent(n: 200) { content } early, and /health never waits', async () => {
+    const doc = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: recent(n: 200) { content }`).join(' ')} }`;
+    const refused = await gql(doc);
+    expect(refused.body.errors?.[0]?.extensions.code).toBe('RESPONSE_TOO_LARGE');
+    expect(refused.body.data ?? null).toBeNull();
+    const worst = await healthDuring(() => gql(doc));
+    console.log(`/health while 30 × recent(n: 200) { content } is refused: worst ${worst.toFixed(1)} ms`);
+    expect(worst).toBeLessThan(budget(100));
+  });
+
+  it('answers a reader who asks within bounds, and runs a burst of heavy reads in turns', async () => {
+    const whole = await gql(`{ recent(n: ${ENTRIES}) { content } }`);
+    expect(whole.body.errors).toBeUndefined();
+    expect((whole.body.data as { recent: unknown[] }).recent).toHaveLength(ENTRIES);
+    // More heavy reads at once than one client may run or queue: each is answered, in
+    // full or refused RATE_LIMITED, and the turns are all given back afterwards.
+    const burst = HEAVY_READS.perClient + HEAVY_READS.waiting + 6;
+    const answers = await Promise.all(
+      Array.from({ length: burst }, () => gql(`{ recent(n: ${ENTRIES}) { content } }`)),
+    );
+    for (const a of answers) {
+      const code = a.body.errors?.[0]?.extensions.code;
+      if (code) expect(code).toBe('RATE_LIMITED');
+      else expect((a.body.data as { recent: unknown[] }).recent).toHaveLength(ENTRIES);
+    }
+    const after = await Promise.all(
+      Array.from({ length: HEAVY_READS.perClient }, () => gql(`{ recent(n: ${ENTRIES}) { content } }`)),
+    );
+    for (const a of after) expect(a.body.errors).toBeUndefined();
+  });
+});
