@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   /** An answer larger than SPHERE_MAX_RESPONSE_BYTES. */
   | 'RESPONSE_TOO_LARGE'
+  /** A write's precondition no longer holds (the entry changed since the caller read it); nothing was written. */
+  | 'CONFLICT'
   /** A command line that does not parse: unknown flags, missing arguments (exit status 2). */
   | 'USAGE';
 

@@ -351,7 +351,8 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     const id = await captureAsAgent(content);
     const page = await openWith(tokens.reader, `#/entry/${id}`);
     await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
-    const status = page.locator('#entry-status');
+    // Each refusal is said next to the control that caused it.
+    let status = page.locator('#update-message');
 
     await page.getByLabel('New content').fill('Rewritten by a reader');
     await page.getByRole('button', { name: 'Replace content' }).click();
@@ -364,6 +365,7 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     // Afresh, so the message below is the forget's own.
     await page.reload();
     await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
+    status = page.locator('#forget-message');
     expect(await status.textContent()).toBe('');
     await page.getByRole('button', { name: 'Forget…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Forget' }).click();

@@ -234,7 +234,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
     await page.getByLabel('Other entry id').fill(b);
     await page.getByLabel('Edge type').selectOption('FOLLOWS');
     await page.locator('#link-form button[type="submit"]').click();
-    await page.locator('#entry-status [role="alert"]', { hasText: 'EDGE_KIND_MISMATCH' }).waitFor({ timeout: 3_000 });
+    await page.locator('#link-message [role="alert"]', { hasText: 'EDGE_KIND_MISMATCH' }).waitFor({ timeout: 3_000 });
 
     await page.getByRole('button', { name: /^Unlink CAUSED_BY/ }).click();
     await page.locator('#connections').waitFor({ state: 'detached', timeout: 3_000 });

@@ -58,7 +58,12 @@ const DOING: Record<Capability, string> = { read: 'Reading', write: 'Writing', m
  * (401) points at the token dialog; a role that may not do something (403) names the roles that
  * may. Any other error is shown as it came.
  */
-export function problemBox(app: Pick<App, 'askForAccess' | 'session'>, error: unknown, need: Capability = 'read') {
+export function problemBox(
+  app: Pick<App, 'askForAccess' | 'session'>,
+  error: unknown,
+  need: Capability = 'read',
+  words?: string,
+) {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
   const ask = (label: string, reason: string) =>
@@ -90,5 +95,5 @@ export function problemBox(app: Pick<App, 'askForAccess' | 'session'>, error: un
       ask('Use another token', `${DOING[need]} needs a token with the ${roles.join(' or ')} role.`),
     );
   }
-  return errorBox(error);
+  return errorBox(error, words);
 }

@@ -48,6 +48,11 @@ const UpdateInputRef = builder.inputType('UpdateInput', {
   fields: (t) => ({
     id: t.id({ required: true, description: 'Entry id.' }),
     content: t.string({ required: true, description: 'The new content.' }),
+    expectedContentHash: t.string({
+      required: false,
+      description:
+        'The `contentHash` of the content this rewrite was made from. When the entry’s content is no longer that (an append or rewrite came in between), nothing is written and the error is CONFLICT, with the current hash in `extensions.contentHash`. Omitted: the content is replaced whatever it is.',
+    }),
   }),
 });
 
@@ -84,7 +89,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdateInputRef, required: true, description: 'The entry and its new content.' }) },
     extensions: checkedFirst((args: { input: { content: string } }) => checkUpdateInput(args.input.content)),
     resolve: async (_r, { input }, ctx) => ({
-      entry: await runWrite(ctx, (scope) => updateEntry(scope, String(input.id), input.content)),
+      entry: await runWrite(ctx, (scope) =>
+        updateEntry(scope, String(input.id), input.content, input.expectedContentHash),
+      ),
     }),
   }),
   setStatus: t.field({
