@@ -1,6 +1,6 @@
 import { type Client, createClient } from 'graphql-ws/client';
 import { ApiError, type DocumentSender, type Gql, GRAPHQL_PATH } from './api.ts';
-import { FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './generated/graphql.ts';
+import { EntryDocument, FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './documents.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
@@ -51,6 +51,7 @@ export class LiveEvents {
   private headAtStart = 0;
   /** Content of entries seen in events, to name the ends of edges. */
   private readonly contents = new Map<string, string>();
+  private readonly lookups = new Map<string, Promise<string | undefined>>();
   private client: Client | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly eventListeners = new Set<(event: MemoryEvent) => void>();
@@ -133,6 +134,36 @@ export class LiveEvents {
     return this.contents.get(id);
   }
 
+  /** Remembers an entry's content, e.g. read by a page, so the feed can name it (even once forgotten). */
+  remember(id: string, content: string): void {
+    if (this.contents.size >= KEEP * 4 && !this.contents.has(id)) {
+      const oldest = this.contents.keys().next().value;
+      if (oldest !== undefined) this.contents.delete(oldest);
+    }
+    this.contents.set(id, content);
+  }
+
+  /**
+   * The content of an entry, read from the server when the feed has not seen it; undefined when
+   * the entry is gone (or cannot be read). One read per id at a time.
+   */
+  lookUp(id: string): Promise<string | undefined> {
+    const known = this.contents.get(id);
+    if (known !== undefined) return Promise.resolve(known);
+    let pending = this.lookups.get(id);
+    if (!pending) {
+      pending = this.gql(EntryDocument, { id })
+        .then(({ entry }) => {
+          if (entry) this.remember(id, entry.content);
+          return entry?.content;
+        })
+        .catch(() => undefined)
+        .finally(() => this.lookups.delete(id));
+      this.lookups.set(id, pending);
+    }
+    return pending;
+  }
+
   onEvent(listener: (event: MemoryEvent) => void, signal: AbortSignal): void {
     this.eventListeners.add(listener);
     signal.addEventListener('abort', () => this.eventListeners.delete(listener));
@@ -180,7 +211,7 @@ export class LiveEvents {
     // A replay after a reconnect may overlap what was already shown; seq says which is new.
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = Math.max(this.lastSeq, event.seq);
-    if (event.entry) this.contents.set(event.entry.id, event.entry.content);
+    if (event.entry) this.remember(event.entry.id, event.entry.content);
     this.events.unshift(event);
     if (this.events.length > KEEP) this.events.length = KEEP;
     for (const listener of this.eventListeners) listener(event);

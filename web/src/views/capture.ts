@@ -6,7 +6,6 @@ import {
   VOLATILITIES,
 } from '../../../src/contract/enums.ts';
 import type { App, View } from '../app.ts';
-import { badge, field, h, replace, select } from '../dom.ts';
 import {
   CaptureDocument,
   type CaptureInput,
@@ -16,7 +15,8 @@ import {
   type EntryStatus,
   RecentEntriesDocument,
   type Volatility,
-} from '../generated/graphql.ts';
+} from '../documents.ts';
+import { badge, field, h, replace, select } from '../dom.ts';
 import { entryBadges, entryLink, problemBox, tagList } from '../widgets.ts';
 
 const OUTCOME_TEXT: Record<CaptureOutcome, string> = {

@@ -3,7 +3,6 @@
 import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import type { App } from '../app.ts';
 import { confirmAction } from '../confirm.ts';
-import { codeLine, field, h, replace, select } from '../dom.ts';
 import {
   AppendDocument,
   type EdgeType,
@@ -14,7 +13,8 @@ import {
   SetStatusDocument,
   UnlinkDocument,
   UpdateDocument,
-} from '../generated/graphql.ts';
+} from '../documents.ts';
+import { codeLine, field, h, replace, select } from '../dom.ts';
 import type { EntryDetail } from '../model.ts';
 import type { Connection } from './entry-sections.ts';
 

@@ -1,6 +1,6 @@
 import type { View } from '../app.ts';
+import { EntryDetailDocument } from '../documents.ts';
 import { h, replace } from '../dom.ts';
-import { EntryDetailDocument } from '../generated/graphql.ts';
 import type { EntryDetail } from '../model.ts';
 import { problemBox } from '../widgets.ts';
 import {
@@ -92,6 +92,7 @@ export const entryView: View = async (app, route, root, signal) => {
       const { entry } = await app.gql(EntryDetailDocument, { id });
       if (signal.aborted || forgotten) return;
       current = entry;
+      if (entry) app.live.remember(entry.id, entry.content);
       if (entry) replace(body, layout.render(entry));
       else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
     } catch (error) {

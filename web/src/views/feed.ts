@@ -1,8 +1,21 @@
 import { type App, href, type View, workspaceName } from '../app.ts';
-import { badge, h, replace, time } from '../dom.ts';
+import { badge, h, replace, shorten, time } from '../dom.ts';
 import type { LiveEvents } from '../live.ts';
 import type { MemoryEvent } from '../model.ts';
 import { edgeChip, entryLink, problemBox, tagList } from '../widgets.ts';
+
+/** A link to an entry named by its content; when the feed has not seen it, the name is read from the server. */
+function namedLink(id: string, live: LiveEvents): HTMLAnchorElement {
+  const known = live.contentOf(id);
+  const link = entryLink(id, known, 60);
+  if (known === undefined) {
+    void live.lookUp(id).then((content) => {
+      if (content !== undefined) link.replaceWith(entryLink(id, content, 60));
+      else link.replaceWith(h('span', { class: 'muted', title: id }, 'an entry since forgotten'));
+    });
+  }
+  return link;
+}
 
 /** What an event did, in words, with links to what it touched. */
 function describe(event: MemoryEvent, live: LiveEvents): HTMLElement {
@@ -11,11 +24,11 @@ function describe(event: MemoryEvent, live: LiveEvents): HTMLElement {
     return h(
       'p',
       { class: 'edge-line' },
-      entryLink(edge.src, live.contentOf(edge.src), 60),
+      namedLink(edge.src, live),
       ' ',
       edgeChip(edge.type),
       ' ',
-      entryLink(edge.dst, live.contentOf(edge.dst), 60),
+      namedLink(edge.dst, live),
       event.type === 'LINKED' ? h('span', { class: 'muted' }, ` weight ${edge.weight}`) : null,
     );
   }
@@ -29,8 +42,16 @@ function describe(event: MemoryEvent, live: LiveEvents): HTMLElement {
   }
   if (event.type === 'STALENESS_PASS') return h('p', { class: 'muted' }, 'The staleness pass ran.');
   const id = event.entryId;
-  const known = id ? live.contentOf(id) : undefined;
-  return h('p', { class: 'muted' }, id ? [`Entry ${known ? `“${known.slice(0, 120)}”` : id} is gone.`] : '—');
+  if (!id) return h('p', { class: 'muted' }, '—');
+  // The server keeps no text of a forgotten entry: say what this page had seen of it, or that it is gone.
+  const known = live.contentOf(id);
+  return h(
+    'p',
+    { class: 'forgotten-line', title: id },
+    known
+      ? ['Forgotten: ', h('q', { class: 'content' }, shorten(known, 160))]
+      : 'An entry was forgotten; its text is gone (this page had not seen it).',
+  );
 }
 
 function eventItem(event: MemoryEvent, live: LiveEvents, fresh: boolean): HTMLLIElement {

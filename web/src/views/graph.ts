@@ -1,7 +1,7 @@
 import type { EdgeType } from '../../../src/contract/enums.ts';
 import { type App, href, type View } from '../app.ts';
+import { GraphViewDocument, RecallExplainedDocument, RecentEntriesDocument } from '../documents.ts';
 import { field, h, replace, select, shorten } from '../dom.ts';
-import { GraphViewDocument, RecallExplainedDocument, RecentEntriesDocument } from '../generated/graphql.ts';
 import type { GraphViewResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, problemBox, shortId } from '../widgets.ts';
 import { draw, legend, zoomControls } from './graph-canvas.ts';

@@ -1,7 +1,7 @@
 import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
+import { type EntryKind, type EntryStatus, RecallExplainedDocument } from '../documents.ts';
 import { badge, field, h, replace, select, time } from '../dom.ts';
-import { type EntryKind, type EntryStatus, RecallExplainedDocument } from '../generated/graphql.ts';
 import type { RecallHit, RecallResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, problemBox, tagList } from '../widgets.ts';
 

@@ -1,6 +1,6 @@
 import type { View } from '../app.ts';
+import { BriefDocument } from '../documents.ts';
 import { h, replace, time } from '../dom.ts';
-import { BriefDocument } from '../generated/graphql.ts';
 import type { CountBy, EntrySummary } from '../model.ts';
 import { entryBadges, entryLink, problemBox } from '../widgets.ts';
 
