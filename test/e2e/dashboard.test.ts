@@ -202,7 +202,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
       edges: 4,
       types: ['ABOUT_PERSON', 'FOLLOWS', 'PART_OF_PROJECT', 'RELATES_TO'],
     });
-    expect(await page.locator('#graph-summary').textContent()).toContain('5 entries, 4 edges');
+    expect(await page.locator('#graph-summary').textContent()).toContain('5 entries and 4 edges');
     expect(await page.locator('.legend-edges li').count()).toBe(8);
 
     // Two hops reach the far entry too.

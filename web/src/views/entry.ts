@@ -1,4 +1,5 @@
-import type { View } from '../app.ts';
+import type cytoscape from 'cytoscape';
+import { href, type View } from '../app.ts';
 import { EntryDetailDocument } from '../documents.ts';
 import { h, replace } from '../dom.ts';
 import type { EntryDetail } from '../model.ts';
@@ -14,6 +15,43 @@ import {
   updateForm,
 } from './entry-actions.ts';
 import { connectionsSection, entryFacts, entryHeader, revisionsSection } from './entry-sections.ts';
+import { destroyGraph, draw } from './graph-canvas.ts';
+
+/** The entry and its direct connections as a small graph; a click on a neighbour opens it. */
+function localGraph(entry: EntryDetail): { element: HTMLElement; mount(): cytoscape.Core | null } {
+  const canvas = h('div', {
+    class: 'local-graph',
+    id: 'local-graph',
+    role: 'img',
+    'aria-label': `The entry and its ${entry.connections.length} connections, listed above.`,
+  });
+  const element = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'local-graph-title' },
+    h('h2', { id: 'local-graph-title' }, 'Neighbourhood'),
+    canvas,
+  );
+  const mount = () => {
+    if (!entry.connections.length) {
+      canvas.replaceWith(h('p', { class: 'muted' }, 'No edges yet: link this entry to see its neighbourhood.'));
+      return null;
+    }
+    const nodes = [
+      { hop: 0, score: 1, entry },
+      ...entry.connections.map((c) => ({ hop: 1, score: c.edge.weight, entry: c.entry })),
+    ];
+    return draw(
+      canvas,
+      { nodes, edges: entry.connections.map((c) => c.edge) },
+      {
+        onSelect: (id) => {
+          if (id !== entry.id) location.hash = href('entry', id);
+        },
+      },
+    );
+  };
+  return { element, mount };
+}
 
 /** The entry page's parts built once, and how to draw an entry with them. */
 function entryLayout(page: EntryPage) {
@@ -24,14 +62,18 @@ function entryLayout(page: EntryPage) {
   const forget = forgetButton(page, forgetMessage);
   const append = appendForm(page);
   const unlinkMessage = messageArea('connections-message');
+  let local: cytoscape.Core | null = null;
+  let graph: ReturnType<typeof localGraph> | null = null;
   const render = (entry: EntryDetail): HTMLElement[] => {
     status.show(entry);
     update.show(entry);
+    graph = localGraph(entry);
     return [
       ...entryHeader(entry),
       ...entryFacts(entry),
       revisionsSection(entry),
       connectionsSection(entry, unlinkMessage, (c) => unlinkButton(page, c, unlinkMessage)),
+      graph.element,
       h(
         'section',
         { class: 'card actions-card', 'aria-label': 'Status and forget' },
@@ -42,7 +84,16 @@ function entryLayout(page: EntryPage) {
       link.element,
     ];
   };
-  return { render, suggest: link.suggest };
+  /** Draws the local graph once its section is on the page (cytoscape measures its container). */
+  const mounted = () => {
+    if (local) destroyGraph(local);
+    local = graph?.mount() ?? null;
+  };
+  const unmount = () => {
+    if (local) destroyGraph(local);
+    local = null;
+  };
+  return { render, mounted, unmount, suggest: link.suggest };
 }
 
 /**
@@ -93,8 +144,10 @@ export const entryView: View = async (app, route, root, signal) => {
       if (signal.aborted || forgotten) return;
       current = entry;
       if (entry) app.live.remember(entry.id, entry.content);
-      if (entry) replace(body, layout.render(entry));
-      else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
+      if (entry) {
+        replace(body, layout.render(entry));
+        layout.mounted();
+      } else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
     } catch (error) {
       if (!signal.aborted) replace(body, problemBox(app, error));
     }
@@ -114,6 +167,7 @@ export const entryView: View = async (app, route, root, signal) => {
     return inFlight;
   }
 
+  signal.addEventListener('abort', () => layout.unmount());
   replace(root, body);
   await load();
   layout.suggest();

@@ -1,0 +1,159 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
+import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
+import { type SeededWorkspace, seedWorkspace } from './seed-workspace.ts';
+
+/** The graph is explorable in place on a workspace of a few hundred entries. */
+
+const DESKTOP = { width: 1366, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const SCREENSHOTS = resolve('test-results/screenshots');
+
+const nodeCount = (page: Page) => page.evaluate<number>('window.__cy ? window.__cy.nodes().length : 0');
+const visibleCount = (page: Page) => page.evaluate<number>('window.__cy.nodes(":visible").length');
+
+async function waitForGraph(page: Page): Promise<void> {
+  await expect.poll(() => nodeCount(page), { timeout: 15_000 }).toBeGreaterThan(0);
+}
+
+describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
+  let srv: DashboardServer;
+  let browser: Browser;
+  let seeded: SeededWorkspace;
+
+  beforeAll(async () => {
+    [srv, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    seeded = await seedWorkspace(srv, 'e2e-graph');
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  async function open(route: string, viewport = DESKTOP): Promise<Page> {
+    const page = await browser.newPage(viewport);
+    await page.addInitScript((ws) => localStorage.setItem('mini-sphere.workspace', ws), seeded.workspace);
+    await page.goto(`${srv.origin}/${route}`);
+    await page.locator('#connection[data-state="live"]').waitFor({ timeout: 10_000 });
+    return page;
+  }
+
+  it('expands a node in place, keeps the view, and draws labels that never overlap at 50 nodes', async () => {
+    const page = await open(`#/graph?ids=${seeded.decisions[3]}&hops=1`);
+    await waitForGraph(page);
+    const before = await nodeCount(page);
+    const view = () =>
+      page.evaluate<{ zoom: number; x: number; y: number }>(
+        '({ zoom: window.__cy.zoom(), x: window.__cy.pan().x, y: window.__cy.pan().y })',
+      );
+    const kept = await view();
+    const ids = await page.evaluate<string[]>('window.__cy.nodes().map((n) => n.id())');
+
+    // Double-click the project node: its neighbours join the drawing, nothing drawn goes away.
+    const target = seeded.projects[3] as string;
+    expect(ids).toContain(target);
+    const at = await page.evaluate<{ x: number; y: number }>(
+      `window.__cy.getElementById(${JSON.stringify(target)}).renderedPosition()`,
+    );
+    await page.locator('#graph-canvas').scrollIntoViewIfNeeded();
+    const box = await page.locator('#graph-canvas').boundingBox();
+    await page.mouse.dblclick((box?.x ?? 0) + at.x, (box?.y ?? 0) + at.y);
+    await expect.poll(() => nodeCount(page), { timeout: 10_000 }).toBeGreaterThan(before);
+    const after = await page.evaluate<string[]>('window.__cy.nodes().map((n) => n.id())');
+    for (const id of ids) expect(after).toContain(id);
+    expect(await view()).toEqual(kept);
+    await page.locator('#graph-note', { hasText: 'Added' }).waitFor({ timeout: 5_000 });
+
+    // The hub: the server's cut leaves some out; the budget stops at 50; raising it draws more.
+    await page.goto(`${srv.origin}/#/graph?ids=${seeded.hub}&hops=2`);
+    await waitForGraph(page);
+    expect(await page.locator('#graph-summary').textContent()).toContain('Load more');
+    // Each "Load more" expands the entries furthest out, until the budget of 50 is reached.
+    const note = page.locator('#graph-note');
+    for (let i = 0; i < 10 && !(await note.textContent())?.includes('node budget of 50 is reached'); i++) {
+      const count = await nodeCount(page);
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await expect
+        .poll(async () => (await nodeCount(page)) > count || (await note.textContent())?.includes('reached'), {
+          timeout: 10_000,
+        })
+        .toBe(true);
+    }
+    expect(await note.textContent()).toContain('node budget of 50 is reached');
+    expect(await nodeCount(page)).toBe(50);
+
+    // 50 nodes: the labels drawn do not overlap, and there are labels.
+    const boxes = await page.evaluate<{ label: string; x1: number; x2: number; y1: number; y2: number }[]>(
+      `window.__cy.nodes().map((n) => {
+        const b = n.boundingBox({ includeLabels: true });
+        return { label: n.style('label'), x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
+      })`,
+    );
+    const clashes: string[] = [];
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) {
+        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) clashes.push(`${a.label} × ${b.label}`);
+      }
+    }
+    expect(clashes).toEqual([]);
+    expect(boxes.filter((b) => b.label).length).toBeGreaterThanOrEqual(8);
+    await page.locator('#graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}/graph-50-desktop.png` });
+
+    await page.getByLabel('Node budget').selectOption('200');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => nodeCount(page), { timeout: 10_000 }).toBeGreaterThan(50);
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('filters by kind and edge type, finds within the graph, and reaches nodes by keyboard', async () => {
+    const page = await open(`#/graph?ids=${seeded.decisions.slice(0, 6).join(',')}&hops=1`);
+    await waitForGraph(page);
+    const all = await visibleCount(page);
+    const people = await page.evaluate<number>('window.__cy.nodes("[kind = \\"PERSON\\"]").length');
+    expect(people).toBeGreaterThan(0);
+
+    await page.getByText('Filter by kind and edge type').click();
+    await page.getByRole('checkbox', { name: 'person', exact: true }).uncheck();
+    await expect.poll(() => visibleCount(page)).toBe(all - people);
+    await page.getByRole('checkbox', { name: 'person', exact: true }).check();
+    await expect.poll(() => visibleCount(page)).toBe(all);
+    await page.getByRole('checkbox', { name: 'follows', exact: true }).uncheck();
+    expect(await page.evaluate<number>('window.__cy.edges(":visible[type = \\"FOLLOWS\\"]").length')).toBe(0);
+
+    await page.getByLabel('Find in the graph').fill('mara');
+    await page.locator('#graph-note', { hasText: '1 entry matches' }).waitFor({ timeout: 3_000 });
+    await page.getByLabel('Find in the graph').press('Enter');
+    await expect.poll(() => page.locator('#graph-selected').textContent()).toContain('Mara Lindqvist');
+
+    // Keyboard: into the canvas, arrows move between entries, Enter opens the one selected.
+    await page.locator('#graph-canvas').focus();
+    await page.keyboard.press('ArrowRight');
+    const chosen = await page.evaluate<string>('window.__cy.nodes(":selected")[0].id()');
+    expect(await page.locator('#graph-selected').textContent()).not.toContain('Select a node');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => decodeURIComponent(new URL(page.url()).hash)).toBe(`#/entry/${chosen}`);
+    // The entry page has its own small graph of the neighbourhood.
+    await expect.poll(() => page.locator('#local-graph canvas').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the graph and the entry page at phone size', async () => {
+    const page = await open(`#/graph?ids=${seeded.decisions[5]}&hops=2`, PHONE);
+    await waitForGraph(page);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await page.screenshot({ path: `${SCREENSHOTS}/graph-phone.png`, fullPage: true });
+    await page.goto(`${srv.origin}/#/entry/${seeded.decisions[5]}`);
+    await expect.poll(() => page.locator('#local-graph canvas').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/entry-phone.png`, fullPage: true });
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+  });
+});
