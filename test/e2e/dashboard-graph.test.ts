@@ -156,4 +156,56 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(browser.errorsOf(page)).toEqual([]);
     await page.close();
   });
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    it(`finds an old entry by typing, narrows the edge types by kind, links, unlinks and undoes (${size})`, async () => {
+      const decision = seeded.decisions[size === 'desktop' ? 10 : 11] as string;
+      const page = await open(`#/entry/${decision}`, viewport);
+      await page.locator('#entry-content').waitFor({ timeout: 10_000 });
+      const menu = () =>
+        page
+          .getByLabel('Edge type')
+          .locator('option')
+          .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+
+      // The oldest note is far beyond the 50 newest entries; typing finds it.
+      await page.getByLabel('Other entry', { exact: true }).pressSequentially('quokka outage', { delay: 20 });
+      const option = page.locator('#other-hits [role="option"]', { hasText: 'zeppelin cache' });
+      await option.waitFor({ timeout: 5_000 });
+      await option.click();
+      await expect.poll(() => page.locator('.picker-chosen').textContent()).toContain('zeppelin cache');
+
+      // An episodic decision → a semantic note: the types the contract's gates allow, and no others.
+      expect(await menu()).toEqual(['RELATES_TO', 'SUPERSEDES', 'CAUSED_BY', 'DECIDED']);
+      await page.getByLabel('Direction').selectOption('other → this');
+      expect(await menu()).toEqual(['RELATES_TO', 'SUPERSEDES', 'CAUSED_BY']);
+      await page.getByLabel('Direction').selectOption('this → other');
+      await page.getByLabel('Edge type').selectOption('CAUSED_BY');
+      await page.locator('#link-form button[type="submit"]').click();
+      const row = page.locator('#connections li', { hasText: 'zeppelin cache' });
+      await row.waitFor({ timeout: 5_000 });
+      await page.locator('#link-message', { hasText: 'Linked CAUSED_BY.' }).waitFor({ timeout: 5_000 });
+
+      // Unlink asks first; cancelling keeps the edge, confirming removes it, Undo brings it back.
+      await row.getByRole('button', { name: /^Unlink CAUSED_BY/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      expect(await row.count()).toBe(1);
+      await row.getByRole('button', { name: /^Unlink CAUSED_BY/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
+      await row.waitFor({ state: 'detached', timeout: 5_000 });
+      await page.locator('#connections-message').getByRole('button', { name: 'Undo' }).click();
+      await row.waitFor({ timeout: 5_000 });
+      const { entry } = await srv.gql<{ entry: { connections: { edge: { type: string; dst: string } }[] } }>(
+        'query ($id: ID!) { entry(id: $id) { connections { edge { type dst } } } }',
+        { id: decision },
+        seeded.workspace,
+      );
+      expect(entry.connections.some((c) => c.edge.type === 'CAUSED_BY' && c.edge.dst === seeded.oldest.id)).toBe(true);
+      await page.screenshot({ path: `${SCREENSHOTS}/entry-link-${size}.png`, fullPage: true });
+      expect(browser.errorsOf(page)).toEqual([]);
+      await page.close();
+    });
+  }
 });

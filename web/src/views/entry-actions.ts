@@ -1,21 +1,23 @@
 /** The entry page's writes: append, rewrite, set status, forget, link and unlink. */
 
 import { EDGE_TYPES, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
+import { allowedEdgeTypes, KIND_GATES } from '../../../src/contract/kind-gates.ts';
 import type { App } from '../app.ts';
 import { confirmAction } from '../confirm.ts';
 import {
   AppendDocument,
   type EdgeType,
+  type EntryKind,
   type EntryStatus,
   ForgetDocument,
   LinkDocument,
-  RecentEntriesDocument,
   SetStatusDocument,
   UnlinkDocument,
   UpdateDocument,
 } from '../documents.ts';
-import { codeLine, field, h, replace, select } from '../dom.ts';
+import { codeLine, field, h, replace, select, shorten } from '../dom.ts';
 import type { EntryDetail } from '../model.ts';
+import { entryPicker } from '../picker.ts';
 import type { Connection } from './entry-sections.ts';
 
 /** What every action of one entry's page shares. */
@@ -37,8 +39,8 @@ export interface EntryPage {
     message: HTMLElement,
     explain?: (error: unknown) => boolean,
   ): Promise<boolean>;
-  /** Explains in `message` why a write failed: in words, with the error's code beside them. */
-  fail(error: unknown, message: HTMLElement): void;
+  /** Explains in `message` why a write failed: in words (`words`, or the server's), with the error's code beside them. */
+  fail(error: unknown, message: HTMLElement, words?: string): void;
 }
 
 /** A form built once, so a live refresh never wipes what the user is typing; `show` updates it to the entry. */
@@ -233,23 +235,72 @@ export function forgetButton(page: EntryPage, message: HTMLElement): HTMLButtonE
   return h('button', { type: 'button', class: 'danger', onclick: forget }, 'Forget…');
 }
 
-/** Links the entry to another one, either way round; offers recent entries to pick from. */
-export function linkForm(page: EntryPage): { element: HTMLFormElement; suggest(): void } {
-  const other = h('input', {
-    name: 'other',
-    required: true,
-    list: 'link-candidates',
-    autocomplete: 'off',
-    spellcheck: 'false',
-  });
-  const candidates = h('datalist', { id: 'link-candidates' });
+const words = (value: string) => value.toLowerCase().replaceAll('_', ' ');
+
+/** Why an edge type does not fit the two kinds, in words: "document of needs a document as its source". */
+function gateInWords(type: EdgeType, srcKind: EntryKind, dstKind: EntryKind): string | null {
+  const gate = KIND_GATES[type];
+  if (gate?.src && srcKind !== gate.src)
+    return `“${words(type)}” needs a ${words(gate.src)} entry as its source; this source is ${words(srcKind)}.`;
+  if (gate?.dst && dstKind !== gate.dst)
+    return `“${words(type)}” needs a ${words(gate.dst)} entry as its target; this target is ${words(dstKind)}.`;
+  return null;
+}
+
+/**
+ * Links the entry to another one, either way round. The other entry is found by typing (recall
+ * as you type), and the edge-type menu then offers only the types the two kinds allow, by the
+ * same gates the API checks (src/contract/kind-gates.ts).
+ */
+export function linkForm(page: EntryPage, signal?: AbortSignal): EntryForm & { suggest(): void } {
+  let thisKind: EntryKind | null = null;
   const type = select('type', EDGE_TYPES, 'RELATES_TO');
   const direction = select('direction', ['this → other', 'other → this'], 'this → other');
   const weight = h('input', { name: 'weight', type: 'number', min: 0.05, max: 1, step: 0.05, value: '1' });
   const message = messageArea('link-message');
+  const gateNote = h('p', { class: 'hint', id: 'link-types-hint' });
+  const narrow = () => {
+    const other = picker.picked();
+    const outward = direction.value.startsWith('this');
+    const allowed =
+      other && thisKind
+        ? outward
+          ? allowedEdgeTypes(thisKind, other.kind)
+          : allowedEdgeTypes(other.kind, thisKind)
+        : [...EDGE_TYPES];
+    const keep = allowed.includes(type.value as EdgeType) ? type.value : 'RELATES_TO';
+    replace(
+      type,
+      allowed.map((t) => h('option', { value: t, selected: t === keep }, t)),
+    );
+    gateNote.textContent =
+      other && thisKind
+        ? `${allowed.length} of ${EDGE_TYPES.length} types fit a ${words(outward ? thisKind : other.kind)} source and a ${words(outward ? other.kind : thisKind)} target.`
+        : 'Choose the other entry first to see only the types that fit.';
+  };
+  const picker = entryPicker(page.app, 'other', { exclude: () => page.id, onPick: narrow, signal });
+  direction.addEventListener('change', narrow);
+  const explain = (error: unknown) => {
+    const other = picker.picked();
+    if ((error as { code?: string }).code !== 'EDGE_KIND_MISMATCH' || !other || !thisKind) return false;
+    const outward = direction.value.startsWith('this');
+    const said = outward
+      ? gateInWords(type.value as EdgeType, thisKind, other.kind)
+      : gateInWords(type.value as EdgeType, other.kind, thisKind);
+    page.fail(error, message, said ?? undefined);
+    return true;
+  };
   const link = () => {
     const outward = direction.value.startsWith('this');
-    const target = other.value.trim();
+    const target = picker.value();
+    if (!target) {
+      replace(
+        message,
+        h('div', { class: 'alert', role: 'alert' }, 'Type some words of the other entry and pick it from the list.'),
+      );
+      picker.input.focus();
+      return;
+    }
     void page.act(
       `Linked ${type.value}.`,
       async () => {
@@ -261,47 +312,83 @@ export function linkForm(page: EntryPage): { element: HTMLFormElement; suggest()
             weight: Number(weight.value),
           },
         });
-        other.value = '';
+        picker.clear();
       },
       message,
+      explain,
     );
   };
   const element = h(
     'form',
     { class: 'card form-grid', id: 'link-form', onsubmit: submitted(link) },
     h('h2', { class: 'wide' }, 'Link'),
-    h('div', { class: 'wide' }, field('Other entry id', other, 'Pick a recent entry or paste an id.'), candidates),
-    field('Edge type', type),
+    h(
+      'div',
+      { class: 'wide' },
+      field('Other entry', picker.input, 'Type words of it (recall runs as you type), or paste its id.'),
+      picker.element,
+    ),
+    h('div', null, field('Edge type', type), gateNote),
     field('Direction', direction),
     field('Weight (0–1]', weight),
     h('div', { class: 'actions wide' }, h('button', { type: 'submit', class: 'primary' }, 'Link')),
     h('div', { class: 'wide' }, message),
   );
-  const suggest = () => {
-    page.app
-      .gql(RecentEntriesDocument, { n: 50 })
-      .then(({ recent }) =>
-        replace(
-          candidates,
-          recent.filter((e) => e.id !== page.id).map((e) => h('option', { value: e.id }, e.content.slice(0, 80))),
-        ),
-      )
-      .catch(() => {});
+  narrow();
+  return {
+    element,
+    show: (entry) => {
+      thisKind = entry.kind;
+      narrow();
+    },
+    suggest: () => {},
   };
-  return { element, suggest };
 }
 
-/** Removes one of the entry's edges; what happened is said in `message`, above the list. */
+/**
+ * Removes one of the entry's edges after a confirmation; the message then offers to undo it
+ * (the same edge is linked again, with its weight and provenance).
+ */
 export function unlinkButton(page: EntryPage, c: Connection, message: HTMLElement): HTMLButtonElement {
-  const { src, dst, type } = c.edge;
+  const { src, dst, type, weight, provenance } = c.edge;
+  const other = shorten(c.entry.content, 60);
+  const undo = () =>
+    void page.act(
+      `Linked ${type} again.`,
+      () => page.app.gql(LinkDocument, { input: { src, dst, type, weight, provenance } }),
+      message,
+    );
+  const unlink = async () => {
+    const ok = await confirmAction(
+      'Remove this edge?',
+      `The ${words(type)} edge with “${other}” is removed. You can undo it right after.`,
+      'Unlink',
+    );
+    if (!ok) return;
+    const done = await page.act(
+      `Unlinked ${type}.`,
+      () => page.app.gql(UnlinkDocument, { input: { src, dst, type } }),
+      message,
+    );
+    if (done) {
+      replace(
+        message,
+        h(
+          'p',
+          { class: 'ok' },
+          `Unlinked ${words(type)} with “${other}”. `,
+          h('button', { type: 'button', class: 'small', onclick: undo }, 'Undo'),
+        ),
+      );
+    }
+  };
   return h(
     'button',
     {
       type: 'button',
       class: 'small',
       'aria-label': `Unlink ${type} with ${c.entry.content.slice(0, 40)}`,
-      onclick: () =>
-        page.act(`Unlinked ${type}.`, () => page.app.gql(UnlinkDocument, { input: { src, dst, type } }), message),
+      onclick: () => void unlink(),
     },
     'Unlink',
   );

@@ -54,10 +54,10 @@ function localGraph(entry: EntryDetail): { element: HTMLElement; mount(): cytosc
 }
 
 /** The entry page's parts built once, and how to draw an entry with them. */
-function entryLayout(page: EntryPage) {
+function entryLayout(page: EntryPage, signal: AbortSignal) {
   const update = updateForm(page);
   const status = statusForm(page);
-  const link = linkForm(page);
+  const link = linkForm(page, signal);
   const forgetMessage = messageArea('forget-message');
   const forget = forgetButton(page, forgetMessage);
   const append = appendForm(page);
@@ -67,6 +67,7 @@ function entryLayout(page: EntryPage) {
   const render = (entry: EntryDetail): HTMLElement[] => {
     status.show(entry);
     update.show(entry);
+    link.show(entry);
     graph = localGraph(entry);
     return [
       ...entryHeader(entry),
@@ -128,9 +129,9 @@ export const entryView: View = async (app, route, root, signal) => {
         await load();
       }
     },
-    fail: (error, message) => replace(message, problemBox(app, error, 'write')),
+    fail: (error, message, words) => replace(message, problemBox(app, error, 'write', words)),
   };
-  const layout = entryLayout(page);
+  const layout = entryLayout(page, signal);
 
   /**
    * Reads the entry and draws it. Reads never overlap, and a read asked for while one is in

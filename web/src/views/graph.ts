@@ -119,14 +119,20 @@ function seedPicker(app: App, seeds: Map<string, string>, hops: HTMLSelectElemen
     h(
       'div',
       { class: 'wide find-row' },
-      field('Find entries to add as seeds', words, 'Runs recall on these words.'),
+      field('Find entries to add as seeds', words, 'Recall runs on these words as you type.'),
       h('button', { type: 'button', onclick: search }, 'Search'),
     ),
     h('div', { class: 'wide' }, found),
     field('Hops', hops),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Show graph')),
   );
-  // Enter in the search box searches instead of submitting the seeds.
+  // Recall runs as the user types, after a short pause; Enter searches at once instead of submitting the seeds.
+  let pause = 0;
+  words.addEventListener('input', () => {
+    clearTimeout(pause);
+    pause = window.setTimeout(() => void search(), 250);
+  });
+  signal.addEventListener('abort', () => clearTimeout(pause));
   words.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter') return;
     event.preventDefault();
