@@ -208,4 +208,49 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
       await page.close();
     });
   }
+  it('pages through every entry in a table, filters, and changes the status of many at once', async () => {
+    const page = await open('#/entries');
+    const summary = page.locator('#entries-summary');
+    await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toBe(`Entries 1–50 of ${seeded.total}.`);
+    await page.getByLabel('Per page').selectOption('100');
+    await expect.poll(() => summary.textContent()).toBe(`Entries 1–100 of ${seeded.total}.`);
+    await page.getByRole('button', { name: 'Next page →' }).click();
+    await expect.poll(() => summary.textContent()).toBe(`Entries 101–200 of ${seeded.total}.`);
+    await page.getByRole('button', { name: 'Next page →' }).click();
+    await expect.poll(() => summary.textContent()).toBe(`Entries 201–${seeded.total} of ${seeded.total}.`);
+    expect(await page.getByRole('button', { name: 'Next page →' }).isDisabled()).toBe(true);
+    // Newest first: the last page ends with the oldest entry.
+    expect(await page.locator('#entries-table tbody tr').last().getAttribute('data-entry-id')).toBe(seeded.oldest.id);
+    await page.getByRole('button', { name: '← Previous page' }).click();
+    await expect.poll(() => summary.textContent()).toBe(`Entries 101–200 of ${seeded.total}.`);
+
+    await page.getByLabel('Kind', { exact: true }).selectOption('PERSON');
+    await expect
+      .poll(() => summary.textContent())
+      .toBe(`Entries 1–${seeded.people.length} of ${seeded.people.length}.`);
+    await page.getByRole('checkbox', { name: 'Select every entry on this page' }).check();
+    await page.getByLabel('New status').selectOption('CANONICAL');
+    await page.getByRole('button', { name: 'Set status of selected' }).click();
+    await page
+      .locator('#bulk-message', { hasText: `${seeded.people.length} entries set to CANONICAL.` })
+      .waitFor({ timeout: 10_000 });
+    const { entries } = await srv.gql<{ entries: { edges: { node: { status: string } }[] } }>(
+      '{ entries(first: 50, filter: { kinds: [PERSON] }) { edges { node { status } } } }',
+      undefined,
+      seeded.workspace,
+    );
+    expect(entries.edges.map((e) => e.node.status)).toEqual(seeded.people.map(() => 'CANONICAL'));
+    await page.screenshot({ path: `${SCREENSHOTS}/entries-desktop.png`, fullPage: true });
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+
+    const phone = await open('#/entries', PHONE);
+    await expect
+      .poll(() => phone.locator('#entries-summary').textContent(), { timeout: 10_000 })
+      .toContain('Entries 1–50');
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await phone.screenshot({ path: `${SCREENSHOTS}/entries-phone.png` });
+    expect(browser.errorsOf(phone)).toEqual([]);
+    await phone.close();
+  });
 });
