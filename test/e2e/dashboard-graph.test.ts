@@ -253,4 +253,32 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(browser.errorsOf(phone)).toEqual([]);
     await phone.close();
   });
+  it('loads older events back to the first one, and filters the feed by event type', async () => {
+    const { lastEventSeq } = await srv.gql<{ lastEventSeq: number }>('{ lastEventSeq }', undefined, seeded.workspace);
+    const page = await open('#/feed');
+    const items = page.locator('#feed-list > li');
+    await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(50);
+    const older = page.getByRole('button', { name: 'Load older events' });
+    for (let i = 0; i < 10 && !(await older.isDisabled()); i++) {
+      const before = await items.count();
+      await older.click();
+      await expect.poll(() => items.count(), { timeout: 10_000 }).toBeGreaterThan(before);
+    }
+    await page.locator('#feed-older-note', { hasText: 'This is the first event' }).waitFor({ timeout: 10_000 });
+    expect(await items.count()).toBe(lastEventSeq);
+    const seqs = await items.evaluateAll((lis) => lis.map((li) => Number(li.getAttribute('data-seq'))));
+    expect(seqs).toEqual(Array.from({ length: lastEventSeq }, (_, i) => lastEventSeq - i));
+    // The first event is the oldest note's capture, with its text.
+    expect(await page.locator('#feed-list > li[data-seq="1"]').textContent()).toContain('zeppelin cache');
+
+    await page.getByLabel('Show').selectOption('LINKED');
+    const shown = await page
+      .locator('#feed-list > li:not([hidden])')
+      .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-type')));
+    expect(shown.length).toBeGreaterThan(100);
+    expect(new Set(shown)).toEqual(new Set(['LINKED']));
+    await page.screenshot({ path: `${SCREENSHOTS}/feed-links-desktop.png` });
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+  });
 });

@@ -8,8 +8,10 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthor
 
 /** How many past events the feed shows when it opens. */
 const BACKLOG = 50;
-/** How many events the feed keeps in memory. */
-const KEEP = 500;
+/** How many events the feed keeps in memory (live ones and older ones loaded on request). */
+const KEEP = 5_000;
+/** How many older events one "load older" asks for. */
+export const OLDER_PAGE = 200;
 
 /** Randomised exponential backoff: 250 ms, 500 ms, 1 s, … capped at 5 s. */
 async function backoff(retries: number): Promise<void> {
@@ -122,6 +124,56 @@ export class LiveEvents {
     this.unsubscribe = null;
     void this.client?.dispose();
     this.client = null;
+  }
+
+  /** The smallest seq the feed holds, or null before any event. */
+  oldestSeq(): number | null {
+    return this.events.at(-1)?.seq ?? null;
+  }
+
+  /**
+   * Loads up to OLDER_PAGE events before the oldest one shown, from the server's log: the same
+   * subscription replays from an earlier seq and is closed once it reaches what is shown.
+   * Resolves the events added, oldest last; none once the first event is shown.
+   */
+  loadOlder(): Promise<MemoryEvent[]> {
+    const oldest = this.oldestSeq();
+    const client = this.client;
+    if (oldest === null || oldest <= 1 || !client) return Promise.resolve([]);
+    const from = Math.max(0, oldest - 1 - OLDER_PAGE);
+    return new Promise((resolve, reject) => {
+      const found: MemoryEvent[] = [];
+      let stop: (() => void) | null = null;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        stop?.();
+        found.sort((a, b) => b.seq - a.seq);
+        const room = Math.max(0, KEEP - this.events.length);
+        const kept = found.slice(0, room);
+        this.events.push(...kept);
+        for (const event of kept) if (event.entry) this.remember(event.entry.id, event.entry.content);
+        resolve(kept);
+      };
+      const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: from }) };
+      stop = client.subscribe<FeedEventsSubscription>(payload, {
+        next: (result) => {
+          const event = result.data?.events;
+          if (!event) return;
+          if (event.seq >= oldest) finish();
+          else found.push(event);
+        },
+        error: (error) => {
+          if (!done) {
+            done = true;
+            reject(accessError(error) ?? new ApiError('The older events could not be read.', undefined));
+          }
+        },
+        complete: finish,
+      });
+      if (done) stop();
+    });
   }
 
   /** Whether the event was already in the log when the dashboard opened (so it is not news). */
