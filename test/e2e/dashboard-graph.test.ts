@@ -281,4 +281,40 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(browser.errorsOf(page)).toEqual([]);
     await page.close();
   });
+  it('says why a hit scored as it did, marks the matched words, and gives the recall as GraphQL', async () => {
+    const page = await open('#/recall?q=zeppelin%20cache%20outage&k=40&hops=1');
+    const first = page.locator('#recall-hits li.hit').first();
+    await first.waitFor({ timeout: 10_000 });
+    expect(await first.getAttribute('data-entry-id')).toBe(seeded.oldest.id);
+    const marked = await first.locator('.snippet mark').allTextContents();
+    expect(marked.map((m) => m.toLowerCase())).toEqual(expect.arrayContaining(['zeppelin', 'cache', 'outage']));
+    await first.locator('.explain > summary').click();
+    const words = (await first.locator('.explain-words').textContent()) ?? '';
+    expect(words).toContain('Keyword match, 1st by keywords');
+    for (const term of ['zeppelin ×1', 'cache ×1', 'outage ×1']) expect(words).toContain(term);
+    expect(words).toMatch(/× [\d.]+ for age/);
+    expect(words).toMatch(/= [\d.]+ final score/);
+    // A hit the graph brought names the edge and the entry it came through.
+    const viaGraph = page.locator('#recall-hits li.hit[data-via]');
+    expect(await viaGraph.count()).toBeGreaterThan(0);
+    const text = await viaGraph.first().locator('.explain-words').textContent();
+    expect(text).toMatch(/Reached through the graph \(hop 1\): a [A-Z_]+ edge \(weight [\d.]+\) (from|to) \S/);
+    // One badge per state: no CURRENT beside ACTIVE.
+    expect(await first.locator('.badges .badge').allTextContents()).toEqual(['SEMANTIC', 'ACTIVE']);
+
+    await page.getByText('This recall as GraphQL').click();
+    const graphql = (await page.locator('#recall-graphql pre').textContent()) ?? '';
+    expect(graphql).toContain('query RecallExplained(');
+    expect(graphql).toContain('"query": "zeppelin cache outage"');
+    await page.screenshot({ path: `${SCREENSHOTS}/recall-desktop.png`, fullPage: true });
+    expect(browser.errorsOf(page)).toEqual([]);
+    await page.close();
+
+    const phone = await open('#/recall?q=zeppelin%20cache%20outage', PHONE);
+    await phone.locator('#recall-hits li.hit').first().waitFor({ timeout: 10_000 });
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await phone.screenshot({ path: `${SCREENSHOTS}/recall-phone.png` });
+    expect(browser.errorsOf(phone)).toEqual([]);
+    await phone.close();
+  });
 });

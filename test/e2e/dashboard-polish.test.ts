@@ -201,7 +201,7 @@ describe.skipIf(!enabled)('dashboard polish (chromium)', () => {
 
     for (const hit of moved) {
       const item = page.locator(`#recall-hits li[data-entry-id="${hit.entry.id}"]`);
-      await item.locator('.explain summary').click();
+      await item.locator('.explain > summary').click();
       const text = (await item.locator('.explain').textContent()) ?? '';
       expect(text).toContain(`from ${ordinal(hit.was)} to ${ordinal(hit.rank)}`);
       expect(text).toContain('diversity step (MMR)');

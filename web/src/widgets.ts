@@ -35,14 +35,19 @@ export function tagList(tags: readonly string[]): HTMLUListElement | null {
   );
 }
 
-/** Kind, status and freshness of an entry as badges. */
+/**
+ * Kind and status of an entry as badges, and its freshness only when that says something the
+ * status does not: one badge per state (no CURRENT beside ACTIVE, no SUPERSEDED twice).
+ */
 export function entryBadges(entry: { kind: string; status: string; freshness?: string }): HTMLSpanElement {
+  const fresh = entry.freshness;
+  const telling = fresh && fresh !== 'CURRENT' && fresh !== entry.status;
   return h(
     'span',
     { class: 'badges' },
     badge(entry.kind, 'kind'),
     badge(entry.status, 'status'),
-    entry.freshness ? badge(entry.freshness, 'freshness') : null,
+    telling ? badge(fresh, 'freshness') : null,
   );
 }
 
