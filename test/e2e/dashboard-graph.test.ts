@@ -35,8 +35,17 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     await srv?.close();
   });
 
+  const warnings = new Map<Page, string[]>();
+  /** Console errors, uncaught exceptions and console warnings of a page: there must be none. */
+  const problems = (page: Page) => [...browser.errorsOf(page), ...(warnings.get(page) ?? [])];
+
   async function open(route: string, viewport = DESKTOP): Promise<Page> {
     const page = await browser.newPage(viewport);
+    const seen: string[] = [];
+    warnings.set(page, seen);
+    page.on('console', (msg) => {
+      if (msg.type() === 'warning') seen.push(`console warning: ${msg.text()}`);
+    });
     await page.addInitScript((ws) => localStorage.setItem('mini-sphere.workspace', ws), seeded.workspace);
     await page.goto(`${srv.origin}/${route}`);
     await page.locator('#connection[data-state="live"]').waitFor({ timeout: 10_000 });
@@ -108,7 +117,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     await page.getByLabel('Node budget').selectOption('200');
     await page.getByRole('button', { name: 'Load more' }).click();
     await expect.poll(() => nodeCount(page), { timeout: 10_000 }).toBeGreaterThan(50);
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
   });
 
@@ -141,7 +150,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     await expect.poll(() => decodeURIComponent(new URL(page.url()).hash)).toBe(`#/entry/${chosen}`);
     // The entry page has its own small graph of the neighbourhood.
     await expect.poll(() => page.locator('#local-graph canvas').count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
   });
 
@@ -153,7 +162,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     await page.goto(`${srv.origin}/#/entry/${seeded.decisions[5]}`);
     await expect.poll(() => page.locator('#local-graph canvas').count(), { timeout: 10_000 }).toBeGreaterThan(0);
     await page.screenshot({ path: `${SCREENSHOTS}/entry-phone.png`, fullPage: true });
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
   });
   for (const [size, viewport] of [
@@ -204,7 +213,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
       );
       expect(entry.connections.some((c) => c.edge.type === 'CAUSED_BY' && c.edge.dst === seeded.oldest.id)).toBe(true);
       await page.screenshot({ path: `${SCREENSHOTS}/entry-link-${size}.png`, fullPage: true });
-      expect(browser.errorsOf(page)).toEqual([]);
+      expect(problems(page)).toEqual([]);
       await page.close();
     });
   }
@@ -241,7 +250,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     );
     expect(entries.edges.map((e) => e.node.status)).toEqual(seeded.people.map(() => 'CANONICAL'));
     await page.screenshot({ path: `${SCREENSHOTS}/entries-desktop.png`, fullPage: true });
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
 
     const phone = await open('#/entries', PHONE);
@@ -250,7 +259,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
       .toContain('Entries 1–50');
     expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await phone.screenshot({ path: `${SCREENSHOTS}/entries-phone.png` });
-    expect(browser.errorsOf(phone)).toEqual([]);
+    expect(problems(phone)).toEqual([]);
     await phone.close();
   });
   it('loads older events back to the first one, and filters the feed by event type', async () => {
@@ -278,7 +287,7 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(shown.length).toBeGreaterThan(100);
     expect(new Set(shown)).toEqual(new Set(['LINKED']));
     await page.screenshot({ path: `${SCREENSHOTS}/feed-links-desktop.png` });
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
   });
   it('says why a hit scored as it did, marks the matched words, and gives the recall as GraphQL', async () => {
@@ -307,14 +316,33 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(graphql).toContain('query RecallExplained(');
     expect(graphql).toContain('"query": "zeppelin cache outage"');
     await page.screenshot({ path: `${SCREENSHOTS}/recall-desktop.png`, fullPage: true });
-    expect(browser.errorsOf(page)).toEqual([]);
+    expect(problems(page)).toEqual([]);
     await page.close();
 
     const phone = await open('#/recall?q=zeppelin%20cache%20outage', PHONE);
     await phone.locator('#recall-hits li.hit').first().waitFor({ timeout: 10_000 });
     expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await phone.screenshot({ path: `${SCREENSHOTS}/recall-phone.png` });
-    expect(browser.errorsOf(phone)).toEqual([]);
+    expect(problems(phone)).toEqual([]);
     await phone.close();
+  });
+  it('shows the brief with its entry ids as links and the counts as coloured bars', async () => {
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      const page = await open('#/stats', viewport);
+      await page.locator('#brief-text').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#brief-text a.entry-link').count()).toBeGreaterThan(0);
+      expect(await page.locator('#brief-text').evaluate((el) => getComputedStyle(el).fontFamily)).not.toMatch(/mono/i);
+      const colours = await page
+        .locator('.bars .bar')
+        .evaluateAll((bars) => new Set(bars.map((b) => getComputedStyle(b).backgroundColor)).size);
+      expect(colours).toBeGreaterThan(5);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+      await page.screenshot({ path: `${SCREENSHOTS}/stats-${size}.png`, fullPage: true });
+      expect(problems(page)).toEqual([]);
+      await page.close();
+    }
   });
 });
