@@ -10,6 +10,8 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthor
 const BACKLOG = 50;
 /** How many events the feed keeps in memory (live ones and older ones loaded on request). */
 const KEEP = 5_000;
+/** How many entry names the feed reads from the server at once. */
+const LOOKUPS_AT_ONCE = 2;
 /** How many older events one "load older" asks for. */
 export const OLDER_PAGE = 200;
 
@@ -54,6 +56,9 @@ export class LiveEvents {
   /** Content of entries seen in events, to name the ends of edges. */
   private readonly contents = new Map<string, string>();
   private readonly lookups = new Map<string, Promise<string | undefined>>();
+  /** Name look-ups run a few at a time, so they never hold up the event stream's replay. */
+  private lookupsRunning = 0;
+  private readonly lookupQueue: (() => void)[] = [];
   private client: Client | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly eventListeners = new Set<(event: MemoryEvent) => void>();
@@ -186,6 +191,20 @@ export class LiveEvents {
     return this.contents.get(id);
   }
 
+  private lookupSlot(): Promise<void> {
+    if (this.lookupsRunning < LOOKUPS_AT_ONCE) {
+      this.lookupsRunning++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.lookupQueue.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.lookupQueue.shift();
+    if (next) next();
+    else this.lookupsRunning--;
+  }
+
   /** Remembers an entry's content, e.g. read by a page, so the feed can name it (even once forgotten). */
   remember(id: string, content: string): void {
     if (this.contents.size >= KEEP * 4 && !this.contents.has(id)) {
@@ -204,7 +223,9 @@ export class LiveEvents {
     if (known !== undefined) return Promise.resolve(known);
     let pending = this.lookups.get(id);
     if (!pending) {
-      pending = this.gql(EntryDocument, { id })
+      pending = this.lookupSlot()
+        .then(() => this.gql(EntryDocument, { id }))
+        .finally(() => this.releaseSlot())
         .then(({ entry }) => {
           if (entry) this.remember(id, entry.content);
           return entry?.content;
