@@ -177,10 +177,12 @@ export function fitGraph(cy: cytoscape.Core): void {
   const visible = cy.nodes(':visible');
   if (!visible.length) return;
   const bb = visible.boundingBox({ includeLabels: false, includeOverlays: false });
-  const pad = 40;
+  // Room for the labels, which are centred under their nodes and keep their screen size.
+  const padX = Math.min(80, cy.width() / 5);
+  const padY = 40;
   const width = cy.width();
   const height = cy.height();
-  const fit = Math.min((width - 2 * pad) / Math.max(bb.w, 1), (height - 2 * pad) / Math.max(bb.h, 1));
+  const fit = Math.min((width - 2 * padX) / Math.max(bb.w, 1), (height - 2 * padY) / Math.max(bb.h, 1));
   const zoom = Math.max(cy.minZoom(), Math.min(FIT_MAX_ZOOM, fit));
   cy.viewport({
     zoom,
