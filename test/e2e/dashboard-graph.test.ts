@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
+import { clashes, labelBoxes } from './graph-labels.ts';
 import { type SeededWorkspace, seedWorkspace } from './seed-workspace.ts';
 
 /** The graph is explorable in place on a workspace of a few hundred entries. */
@@ -15,8 +16,12 @@ const SCREENSHOTS = resolve('test-results/screenshots');
 const nodeCount = (page: Page) => page.evaluate<number>('window.__cy ? window.__cy.nodes().length : 0');
 const visibleCount = (page: Page) => page.evaluate<number>('window.__cy.nodes(":visible").length');
 
+/** Waits until the graph is drawn and its layout has settled (positions no longer move). */
 async function waitForGraph(page: Page): Promise<void> {
   await expect.poll(() => nodeCount(page), { timeout: 15_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => page.evaluate<number>('Number(window.__cy.scratch("settled") ?? 0)'), { timeout: 15_000 })
+    .toBeGreaterThan(0);
 }
 
 describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
@@ -97,19 +102,8 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
     expect(await nodeCount(page)).toBe(50);
 
     // 50 nodes: the labels drawn do not overlap, and there are labels.
-    const boxes = await page.evaluate<{ label: string; x1: number; x2: number; y1: number; y2: number }[]>(
-      `window.__cy.nodes().map((n) => {
-        const b = n.boundingBox({ includeLabels: true });
-        return { label: n.style('label'), x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
-      })`,
-    );
-    const clashes: string[] = [];
-    for (const [i, a] of boxes.entries()) {
-      for (const b of boxes.slice(i + 1)) {
-        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) clashes.push(`${a.label} × ${b.label}`);
-      }
-    }
-    expect(clashes).toEqual([]);
+    const boxes = await labelBoxes(page);
+    expect(clashes(boxes)).toEqual([]);
     expect(boxes.filter((b) => b.label).length).toBeGreaterThanOrEqual(8);
     await page.locator('#graph-canvas').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SCREENSHOTS}/graph-50-desktop.png` });

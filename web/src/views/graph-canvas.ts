@@ -275,6 +275,8 @@ export function layOut(cy: cytoscape.Core, keep: boolean): void {
   layout.one('layoutstop', () => {
     if (!keep) fitGraph(cy);
     placeLabels(cy);
+    // How many layouts have settled: what a test waits for before it reads positions.
+    cy.scratch('settled', Number(cy.scratch('settled') ?? 0) + 1);
   });
   (cy.scratch('layout') as cytoscape.Layouts | undefined)?.stop();
   cy.scratch('layout', layout);
