@@ -27,12 +27,13 @@ async function searchSeeds(
   found: HTMLElement,
   onAdd: () => void,
   signal: AbortSignal,
+  latest: () => boolean = () => true,
 ): Promise<void> {
   if (!query) return;
   replace(found, h('li', { class: 'muted' }, 'Searching…'));
   try {
     const { recall } = await app.gql(RecallExplainedDocument, { query, topK: SEARCH_HITS, hops: 0 });
-    if (signal.aborted) return;
+    if (signal.aborted || !latest()) return; // a newer search answers instead
     const add = (entry: { id: string; content: string }) => (event: MouseEvent) => {
       seeds.set(entry.id, entry.content);
       (event.currentTarget as HTMLButtonElement).disabled = true;
@@ -103,7 +104,11 @@ function seedPicker(app: App, seeds: Map<string, string>, hops: HTMLSelectElemen
         : h('li', { class: 'muted' }, 'None chosen: the five newest entries are the seeds.'),
     );
   const words = h('input', { name: 'find', type: 'search', autocomplete: 'off', maxlength: 1000 });
-  const search = () => searchSeeds(app, words.value.trim(), seeds, found, showChips, signal);
+  let asked = 0;
+  const search = () => {
+    const ask = ++asked;
+    return searchSeeds(app, words.value.trim(), seeds, found, showChips, signal, () => ask === asked);
+  };
   showChips();
   const form = h(
     'form',
