@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'SUPERSEDES_CYCLE'
   /** A write that would take the workspace past SPHERE_MAX_WORKSPACE_MB; nothing was written. */
   | 'QUOTA_EXCEEDED'
+  /** A write's precondition no longer holds (the entry changed since the caller read it); nothing was written. */
+  | 'CONFLICT'
   /** A command line that does not parse: unknown flags, missing arguments (exit status 2). */
   | 'USAGE';
 

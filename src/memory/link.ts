@@ -1,6 +1,7 @@
 import type { ResultSet, Row } from '@libsql/client';
-import type { EdgeType, EntryKind, Provenance } from '../contract/enums.ts';
+import type { EdgeType, Provenance } from '../contract/enums.ts';
 import { badInput, DomainError, notFound } from '../contract/errors.ts';
+import { kindGateProblem } from '../contract/kind-gates.ts';
 import { LIMITS } from '../contract/limits.ts';
 import { edgeSnapshot, edgeToRow, entryFromRow } from '../db/mappers.ts';
 import type { PlannedWrite } from '../db/planned-write.ts';
@@ -18,22 +19,8 @@ export interface LinkInput {
 
 const PROVENANCE_STRENGTH: Record<Provenance, number> = { EXPLICIT: 3, INFERRED: 2, SYSTEM: 1 };
 
-/** Which kinds each edge type accepts at its ends (CONTRACT §5); absent means any kind. */
-const KIND_GATES: Partial<Record<EdgeType, { src?: EntryKind; dst?: EntryKind }>> = {
-  DECIDED: { src: 'EPISODIC' },
-  FOLLOWS: { src: 'EPISODIC', dst: 'EPISODIC' },
-  ABOUT_PERSON: { dst: 'PERSON' },
-  PART_OF_PROJECT: { dst: 'PROJECT' },
-  DOCUMENT_OF: { src: 'DOCUMENT' },
-};
-
-/** Why an edge of `type` may not join entries of these kinds (CONTRACT §5), or null when it may. */
-export function kindGateProblem(type: EdgeType, srcKind: EntryKind, dstKind: EntryKind): string | null {
-  const gate = KIND_GATES[type];
-  if (gate?.src && srcKind !== gate.src) return `${type} needs a ${gate.src} source, got ${srcKind}`;
-  if (gate?.dst && dstKind !== gate.dst) return `${type} needs a ${gate.dst} target, got ${dstKind}`;
-  return null;
-}
+/** The kind gates live in the contract, shared with the dashboard. */
+export { kindGateProblem };
 
 /** RELATES_TO is symmetric and stored once, with src < dst in string order. */
 export function canonicalEnds(src: string, dst: string, type: EdgeType): [string, string] {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { EntryStatus, RevisionOp } from '../contract/enums.ts';
-import { badInput } from '../contract/errors.ts';
+import { badInput, DomainError } from '../contract/errors.ts';
 import { checkContent, LIMITS } from '../contract/limits.ts';
 import { type EntryRow, entries, revisions } from '../db/schema.ts';
 import type { WriteScope } from '../db/writer.ts';
@@ -28,10 +28,27 @@ export async function appendEntry(scope: WriteScope, id: string, addition: strin
   return revise(scope, entry, content, 'APPEND');
 }
 
-/** Replaces an entry's content: the old content becomes an UPDATE revision. */
-export async function updateEntry(scope: WriteScope, id: string, content: string): Promise<EntryRow> {
+/**
+ * Replaces an entry's content: the old content becomes an UPDATE revision. With
+ * `expectedContentHash`, only if the content is still the one the caller rewrote (read in the
+ * same transaction as the write, so no other write slips in between): a rewrite prepared from
+ * content that has since been appended to or rewritten is refused with CONFLICT, not applied.
+ */
+export async function updateEntry(
+  scope: WriteScope,
+  id: string,
+  content: string,
+  expectedContentHash?: string | null,
+): Promise<EntryRow> {
   checkUpdateInput(content);
   const entry = await requireEntry(scope.db, id);
+  if (expectedContentHash != null && expectedContentHash !== entry.contentHash) {
+    throw new DomainError(
+      'CONFLICT',
+      'the entry’s content changed after it was read (it was appended to or rewritten); read it again and rewrite that',
+      { id: entry.id, contentHash: entry.contentHash, field: 'expectedContentHash' },
+    );
+  }
   return revise(scope, entry, content, 'UPDATE');
 }
 

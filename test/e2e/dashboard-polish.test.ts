@@ -5,6 +5,7 @@ import { runCli } from '../helpers/cli.ts';
 import { CAPTURE, LINK } from '../helpers/operations.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
+import { clashes, labelBoxes } from './graph-labels.ts';
 
 /*
  * What a newcomer notices in the dashboard's first hour: the graph's legend and labels, the
@@ -85,19 +86,8 @@ describe.skipIf(!enabled)('dashboard polish (chromium)', () => {
     const page = await open(`#/graph?ids=${hub}&hops=2`, ws);
     await waitForGraph(page, 20);
 
-    const boxes = await page.evaluate<{ id: string; label: string; x1: number; x2: number; y1: number; y2: number }[]>(
-      `window.__cy.nodes().map((n) => {
-        const b = n.boundingBox({ includeLabels: true });
-        return { id: n.id(), label: n.style('label'), x1: b.x1, x2: b.x2, y1: b.y1, y2: b.y2 };
-      })`,
-    );
-    const clashes: string[] = [];
-    for (const [i, a] of boxes.entries()) {
-      for (const b of boxes.slice(i + 1)) {
-        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) clashes.push(`${a.label} × ${b.label}`);
-      }
-    }
-    expect(clashes).toEqual([]);
+    const boxes = await labelBoxes(page);
+    expect(clashes(boxes)).toEqual([]);
     // Labels are drawn where they fit, the seed's among them; none is the whole long text.
     const labelled = boxes.filter((b) => b.label);
     expect(labelled.length).toBeGreaterThanOrEqual(5);
@@ -201,7 +191,7 @@ describe.skipIf(!enabled)('dashboard polish (chromium)', () => {
 
     for (const hit of moved) {
       const item = page.locator(`#recall-hits li[data-entry-id="${hit.entry.id}"]`);
-      await item.locator('.explain summary').click();
+      await item.locator('.explain > summary').click();
       const text = (await item.locator('.explain').textContent()) ?? '';
       expect(text).toContain(`from ${ordinal(hit.was)} to ${ordinal(hit.rank)}`);
       expect(text).toContain('diversity step (MMR)');
@@ -351,7 +341,8 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     const id = await captureAsAgent(content);
     const page = await openWith(tokens.reader, `#/entry/${id}`);
     await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
-    const status = page.locator('#entry-status');
+    // Each refusal is said next to the control that caused it.
+    let status = page.locator('#update-message');
 
     await page.getByLabel('New content').fill('Rewritten by a reader');
     await page.getByRole('button', { name: 'Replace content' }).click();
@@ -364,6 +355,7 @@ describe.skipIf(!enabled)('dashboard access in token mode (chromium)', () => {
     // Afresh, so the message below is the forget's own.
     await page.reload();
     await expect.poll(() => page.locator('#entry-content').textContent(), { timeout: 10_000 }).toBe(content);
+    status = page.locator('#forget-message');
     expect(await status.textContent()).toBe('');
     await page.getByRole('button', { name: 'Forget…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Forget' }).click();

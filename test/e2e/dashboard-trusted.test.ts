@@ -6,12 +6,12 @@ import { DocumentSender } from '../../web/src/api.ts';
 import {
   BriefDocument,
   CaptureDocument,
+  type Document,
   EntryDetailDocument,
   LastEventSeqDocument,
   RecallExplainedDocument,
   RecentEntriesDocument,
-  type TypedDocumentString,
-} from '../../web/src/generated/graphql.ts';
+} from '../../web/src/documents.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
 
@@ -45,14 +45,14 @@ describe('the dashboard on a server that runs only the client package’s docume
     for (const [hash, doc] of Object.entries(dashboard)) expect(client[hash], doc).toBe(doc);
   });
 
-  it('runs the dashboard’s generated documents by hash over HTTP, and refuses their text', async () => {
+  it('runs the dashboard’s documents by hash over HTTP, and refuses their text', async () => {
     const ws = 'trusted-http';
     const sender = new DocumentSender();
     const asText = sender.params(CaptureDocument, { input: { content: 'sent as text' } });
     expect((await post(asText, ws)).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ONLY');
     expect(sender.switchesToHash('PERSISTED_QUERY_ONLY')).toBe(true);
 
-    const run = async <R, V>(document: TypedDocumentString<R, V>, variables: V): Promise<R> => {
+    const run = async <R, V>(document: Document<R, V>, variables: V): Promise<R> => {
       const res = await post(sender.params(document, variables), ws);
       expect(res.errors).toBeUndefined();
       return res.data as R;

@@ -202,7 +202,7 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
       edges: 4,
       types: ['ABOUT_PERSON', 'FOLLOWS', 'PART_OF_PROJECT', 'RELATES_TO'],
     });
-    expect(await page.locator('#graph-summary').textContent()).toContain('5 entries, 4 edges');
+    expect(await page.locator('#graph-summary').textContent()).toContain('5 entries and 4 edges');
     expect(await page.locator('.legend-edges li').count()).toBe(8);
 
     // Two hops reach the far entry too.
@@ -226,17 +226,18 @@ describe.skipIf(!enabled)('dashboard (chromium)', () => {
     await page.getByRole('button', { name: 'Set status' }).click();
     await page.locator('.badges-line .badge.status[data-value="CANONICAL"]').waitFor({ timeout: 3_000 });
 
-    await page.getByLabel('Other entry id').fill(b);
+    await page.getByLabel('Other entry', { exact: true }).fill(b);
     await page.getByLabel('Edge type').selectOption('CAUSED_BY');
     await page.locator('#link-form button[type="submit"]').click();
     await page.locator('#connections li', { hasText: 'SQLite locking notes' }).waitFor({ timeout: 3_000 });
     // The kind gates of the contract come back as readable errors.
-    await page.getByLabel('Other entry id').fill(b);
+    await page.getByLabel('Other entry', { exact: true }).fill(b);
     await page.getByLabel('Edge type').selectOption('FOLLOWS');
     await page.locator('#link-form button[type="submit"]').click();
-    await page.locator('#entry-status [role="alert"]', { hasText: 'EDGE_KIND_MISMATCH' }).waitFor({ timeout: 3_000 });
+    await page.locator('#link-message [role="alert"]', { hasText: 'EDGE_KIND_MISMATCH' }).waitFor({ timeout: 3_000 });
 
     await page.getByRole('button', { name: /^Unlink CAUSED_BY/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
     await page.locator('#connections').waitFor({ state: 'detached', timeout: 3_000 });
 
     // Cancelling the confirmation keeps the entry; confirming forgets it.

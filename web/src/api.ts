@@ -1,4 +1,4 @@
-import type { TypedDocumentString } from './generated/graphql.ts';
+import type { Document } from './documents.ts';
 import { type Session, sessionHeaders } from './session.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -29,19 +29,18 @@ export interface OperationParams {
 /**
  * How documents travel. They go as text until a server that runs trusted documents only
  * (SPHERE_TRUSTED_DOCUMENTS) refuses text, and from then on by their hash alone: every document
- * the dashboard sends is generated with the sha-256 the client's manifest lists it under, so
+ * the dashboard sends is one of the client package's manifest, with the sha-256 listed there, so
  * both kinds of server serve the dashboard, the trusted one at the cost of one refused request.
  */
 export class DocumentSender {
   private byHash = false;
 
-  params<R, V>(document: TypedDocumentString<R, V>, variables: V | undefined): OperationParams {
-    const hash: unknown = document.__meta__?.hash;
+  params<R, V>(document: Document<R, V>, variables: V | undefined): OperationParams {
     const vars = variables as Record<string, unknown> | undefined;
-    if (this.byHash && typeof hash === 'string') {
-      return { variables: vars, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
+    if (this.byHash) {
+      return { variables: vars, extensions: { persistedQuery: { version: 1, sha256Hash: document.hash } } };
     }
-    return { query: document.toString(), variables: vars };
+    return { query: document.text, variables: vars };
   }
 
   /** Whether a refusal with this code means the same document should be sent again, by hash. */
@@ -55,7 +54,7 @@ export class DocumentSender {
 /** Variables are required exactly when the document has a required one. */
 type VariablesOf<V> = Record<string, never> extends V ? [variables?: V] : [variables: V];
 
-export type Gql = <R, V>(document: TypedDocumentString<R, V>, ...variables: VariablesOf<V>) => Promise<R>;
+export type Gql = <R, V>(document: Document<R, V>, ...variables: VariablesOf<V>) => Promise<R>;
 
 /**
  * A GraphQL-over-HTTP client for the current session, sending the generated documents only.
@@ -83,7 +82,7 @@ export function createGql(session: () => Session, onUnauthenticated: () => void,
       throw new ApiError(`The server answered ${response.status} without a GraphQL response.`, 'NETWORK');
     }
   };
-  return async <R, V>(document: TypedDocumentString<R, V>, ...[variables]: VariablesOf<V>): Promise<R> => {
+  return async <R, V>(document: Document<R, V>, ...[variables]: VariablesOf<V>): Promise<R> => {
     let body = await post(sender.params(document, variables));
     // Refused before it ran, so sending it again by hash cannot repeat a write.
     if (sender.switchesToHash(body.errors?.[0]?.extensions?.code))

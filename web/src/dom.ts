@@ -81,9 +81,22 @@ export function badge(text: string, kind = ''): HTMLSpanElement {
   return h('span', { class: `badge ${kind}`.trim(), 'data-value': text }, text);
 }
 
-/** An alert box for an error, with its GraphQL error code when there is one. */
-export function errorBox(error: unknown): HTMLDivElement {
+/** The machine-readable code of an error, small, under the words that explain it. */
+export function codeLine(code: string): HTMLParagraphElement {
+  return h('p', { class: 'error-code' }, 'Code: ', h('code', null, code));
+}
+
+/**
+ * An alert box for an error: the words first (`words`, or the server's message), then its GraphQL
+ * error code when there is one, for those who look it up.
+ */
+export function errorBox(error: unknown, words?: string): HTMLDivElement {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
-  return h('div', { class: 'alert', role: 'alert' }, code ? h('strong', null, `${code}: `) : null, message);
+  return h(
+    'div',
+    { class: 'alert', role: 'alert', 'data-code': code },
+    h('p', null, words ?? message),
+    code ? codeLine(code) : null,
+  );
 }

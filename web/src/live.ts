@@ -1,6 +1,6 @@
 import { type Client, createClient } from 'graphql-ws/client';
 import { ApiError, type DocumentSender, type Gql, GRAPHQL_PATH } from './api.ts';
-import { FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './generated/graphql.ts';
+import { EntryDocument, FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './documents.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
 
@@ -8,8 +8,12 @@ export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'unauthor
 
 /** How many past events the feed shows when it opens. */
 const BACKLOG = 50;
-/** How many events the feed keeps in memory. */
-const KEEP = 500;
+/** How many events the feed keeps in memory (live ones and older ones loaded on request). */
+const KEEP = 5_000;
+/** How many entry names the feed reads from the server at once. */
+const LOOKUPS_AT_ONCE = 2;
+/** How many older events one "load older" asks for. */
+export const OLDER_PAGE = 200;
 
 /** Randomised exponential backoff: 250 ms, 500 ms, 1 s, … capped at 5 s. */
 async function backoff(retries: number): Promise<void> {
@@ -51,6 +55,10 @@ export class LiveEvents {
   private headAtStart = 0;
   /** Content of entries seen in events, to name the ends of edges. */
   private readonly contents = new Map<string, string>();
+  private readonly lookups = new Map<string, Promise<string | undefined>>();
+  /** Name look-ups run a few at a time, so they never hold up the event stream's replay. */
+  private lookupsRunning = 0;
+  private readonly lookupQueue: (() => void)[] = [];
   private client: Client | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly eventListeners = new Set<(event: MemoryEvent) => void>();
@@ -123,6 +131,56 @@ export class LiveEvents {
     this.client = null;
   }
 
+  /** The smallest seq the feed holds, or null before any event. */
+  oldestSeq(): number | null {
+    return this.events.at(-1)?.seq ?? null;
+  }
+
+  /**
+   * Loads up to OLDER_PAGE events before the oldest one shown, from the server's log: the same
+   * subscription replays from an earlier seq and is closed once it reaches what is shown.
+   * Resolves the events added, oldest last; none once the first event is shown.
+   */
+  loadOlder(): Promise<MemoryEvent[]> {
+    const oldest = this.oldestSeq();
+    const client = this.client;
+    if (oldest === null || oldest <= 1 || !client) return Promise.resolve([]);
+    const from = Math.max(0, oldest - 1 - OLDER_PAGE);
+    return new Promise((resolve, reject) => {
+      const found: MemoryEvent[] = [];
+      let stop: (() => void) | null = null;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        stop?.();
+        found.sort((a, b) => b.seq - a.seq);
+        const room = Math.max(0, KEEP - this.events.length);
+        const kept = found.slice(0, room);
+        this.events.push(...kept);
+        for (const event of kept) if (event.entry) this.remember(event.entry.id, event.entry.content);
+        resolve(kept);
+      };
+      const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: from }) };
+      stop = client.subscribe<FeedEventsSubscription>(payload, {
+        next: (result) => {
+          const event = result.data?.events;
+          if (!event) return;
+          if (event.seq >= oldest) finish();
+          else found.push(event);
+        },
+        error: (error) => {
+          if (!done) {
+            done = true;
+            reject(accessError(error) ?? new ApiError('The older events could not be read.', undefined));
+          }
+        },
+        complete: finish,
+      });
+      if (done) stop();
+    });
+  }
+
   /** Whether the event was already in the log when the dashboard opened (so it is not news). */
   isBacklog(event: MemoryEvent): boolean {
     return event.seq <= this.headAtStart;
@@ -131,6 +189,52 @@ export class LiveEvents {
   /** The content of an entry the feed has seen, if any. */
   contentOf(id: string): string | undefined {
     return this.contents.get(id);
+  }
+
+  private lookupSlot(): Promise<void> {
+    if (this.lookupsRunning < LOOKUPS_AT_ONCE) {
+      this.lookupsRunning++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.lookupQueue.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.lookupQueue.shift();
+    if (next) next();
+    else this.lookupsRunning--;
+  }
+
+  /** Remembers an entry's content, e.g. read by a page, so the feed can name it (even once forgotten). */
+  remember(id: string, content: string): void {
+    if (this.contents.size >= KEEP * 4 && !this.contents.has(id)) {
+      const oldest = this.contents.keys().next().value;
+      if (oldest !== undefined) this.contents.delete(oldest);
+    }
+    this.contents.set(id, content);
+  }
+
+  /**
+   * The content of an entry, read from the server when the feed has not seen it; undefined when
+   * the entry is gone (or cannot be read). One read per id at a time.
+   */
+  lookUp(id: string): Promise<string | undefined> {
+    const known = this.contents.get(id);
+    if (known !== undefined) return Promise.resolve(known);
+    let pending = this.lookups.get(id);
+    if (!pending) {
+      pending = this.lookupSlot()
+        .then(() => this.gql(EntryDocument, { id }))
+        .finally(() => this.releaseSlot())
+        .then(({ entry }) => {
+          if (entry) this.remember(id, entry.content);
+          return entry?.content;
+        })
+        .catch(() => undefined)
+        .finally(() => this.lookups.delete(id));
+      this.lookups.set(id, pending);
+    }
+    return pending;
   }
 
   onEvent(listener: (event: MemoryEvent) => void, signal: AbortSignal): void {
@@ -180,7 +284,7 @@ export class LiveEvents {
     // A replay after a reconnect may overlap what was already shown; seq says which is new.
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = Math.max(this.lastSeq, event.seq);
-    if (event.entry) this.contents.set(event.entry.id, event.entry.content);
+    if (event.entry) this.remember(event.entry.id, event.entry.content);
     this.events.unshift(event);
     if (this.events.length > KEEP) this.events.length = KEEP;
     for (const listener of this.eventListeners) listener(event);

@@ -5,6 +5,7 @@ import { h, replace } from './dom.ts';
 import { type ConnectionState, LiveEvents } from './live.ts';
 import { loadSession, type Session, saveSession, WORKSPACE_ID } from './session.ts';
 import { captureView } from './views/capture.ts';
+import { entriesView } from './views/entries.ts';
 import { entryView } from './views/entry.ts';
 import { feedView } from './views/feed.ts';
 import { graphView } from './views/graph.ts';
@@ -15,6 +16,7 @@ const VIEWS: Record<string, View> = {
   feed: feedView,
   recall: recallView,
   entry: entryView,
+  entries: entriesView,
   graph: graphView,
   capture: captureView,
   stats: statsView,
@@ -24,6 +26,7 @@ const TITLES: Record<string, string> = {
   feed: 'Feed',
   recall: 'Recall',
   entry: 'Entry',
+  entries: 'Entries',
   graph: 'Graph',
   capture: 'Capture',
   stats: 'Stats',

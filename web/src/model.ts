@@ -13,7 +13,7 @@ import type {
   FeedEventsSubscription,
   GraphViewQuery,
   RecallExplainedQuery,
-} from './generated/graphql.ts';
+} from './documents.ts';
 
 /** Edge colours, shared by the graph, its legend and edge chips elsewhere. */
 export const EDGE_COLORS: Record<EdgeType, string> = {

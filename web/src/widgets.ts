@@ -35,14 +35,19 @@ export function tagList(tags: readonly string[]): HTMLUListElement | null {
   );
 }
 
-/** Kind, status and freshness of an entry as badges. */
+/**
+ * Kind and status of an entry as badges, and its freshness only when that says something the
+ * status does not: one badge per state (no CURRENT beside ACTIVE, no SUPERSEDED twice).
+ */
 export function entryBadges(entry: { kind: string; status: string; freshness?: string }): HTMLSpanElement {
+  const fresh = entry.freshness;
+  const telling = fresh && fresh !== 'CURRENT' && fresh !== entry.status;
   return h(
     'span',
     { class: 'badges' },
     badge(entry.kind, 'kind'),
     badge(entry.status, 'status'),
-    entry.freshness ? badge(entry.freshness, 'freshness') : null,
+    telling ? badge(fresh, 'freshness') : null,
   );
 }
 
@@ -58,7 +63,12 @@ const DOING: Record<Capability, string> = { read: 'Reading', write: 'Writing', m
  * (401) points at the token dialog; a role that may not do something (403) names the roles that
  * may. Any other error is shown as it came.
  */
-export function problemBox(app: Pick<App, 'askForAccess' | 'session'>, error: unknown, need: Capability = 'read') {
+export function problemBox(
+  app: Pick<App, 'askForAccess' | 'session'>,
+  error: unknown,
+  need: Capability = 'read',
+  words?: string,
+) {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
   const ask = (label: string, reason: string) =>
@@ -90,5 +100,5 @@ export function problemBox(app: Pick<App, 'askForAccess' | 'session'>, error: un
       ask('Use another token', `${DOING[need]} needs a token with the ${roles.join(' or ')} role.`),
     );
   }
-  return errorBox(error);
+  return errorBox(error, words);
 }

@@ -290,6 +290,8 @@ export type UnlinkInput = {
 export type UpdateInput = {
   /** The new content. */
   content: string;
+  /** The `contentHash` of the content this rewrite was made from. When the entry’s content is no longer that (an append or rewrite came in between), nothing is written and the error is CONFLICT, with the current hash in `extensions.contentHash`. Omitted: the content is replaced whatever it is. */
+  expectedContentHash?: string | null | undefined;
   /** Entry id. */
   id: string | number;
 };

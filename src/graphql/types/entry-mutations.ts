@@ -49,6 +49,11 @@ const UpdateInputRef = builder.inputType('UpdateInput', {
   fields: (t) => ({
     id: t.id({ required: true, description: 'Entry id.' }),
     content: t.string({ required: true, description: 'The new content.' }),
+    expectedContentHash: t.string({
+      required: false,
+      description:
+        'The `contentHash` of the content this rewrite was made from. When the entry’s content is no longer that (an append or rewrite came in between), nothing is written and the error is CONFLICT, with the current hash in `extensions.contentHash`. Omitted: the content is replaced whatever it is.',
+    }),
   }),
 });
 
@@ -92,7 +97,7 @@ builder.mutationFields((t) => ({
       entry: await runGrowingWrite(
         ctx,
         writeEstimate(input.content),
-        () => (scope) => updateEntry(scope, String(input.id), input.content),
+        () => (scope) => updateEntry(scope, String(input.id), input.content, input.expectedContentHash),
       ),
     }),
   }),

@@ -6,7 +6,6 @@ import {
   VOLATILITIES,
 } from '../../../src/contract/enums.ts';
 import type { App, View } from '../app.ts';
-import { badge, field, h, replace, select } from '../dom.ts';
 import {
   CaptureDocument,
   type CaptureInput,
@@ -14,9 +13,10 @@ import {
   type ClaimTag,
   type EntryKind,
   type EntryStatus,
-  RecentEntriesDocument,
   type Volatility,
-} from '../generated/graphql.ts';
+} from '../documents.ts';
+import { badge, field, h, replace, select } from '../dom.ts';
+import { entryPicker } from '../picker.ts';
 import { entryBadges, entryLink, problemBox, tagList } from '../widgets.ts';
 
 const OUTCOME_TEXT: Record<CaptureOutcome, string> = {
@@ -32,7 +32,7 @@ function toInstant(local: string): string | undefined {
 }
 
 /** The form's controls, one per CaptureInput field. */
-function captureControls() {
+function captureControls(app: App, signal: AbortSignal) {
   return {
     content: h('textarea', { name: 'content', rows: 6, required: true, maxlength: 100000 }),
     tags: h('input', { name: 'tags', autocomplete: 'off', spellcheck: 'false' }),
@@ -44,7 +44,7 @@ function captureControls() {
     claimTag: select('claimTag', CLAIM_TAGS, 'UNKNOWN'),
     evidenceRef: h('input', { name: 'evidenceRef', autocomplete: 'off' }),
     observedAt: h('input', { name: 'observedAt', type: 'datetime-local', step: 1 }),
-    replaces: h('input', { name: 'replaces', list: 'replace-candidates', autocomplete: 'off', spellcheck: 'false' }),
+    replaces: entryPicker(app, 'replaces', { signal }),
   };
 }
 
@@ -66,7 +66,7 @@ function captureInput(c: CaptureControls): CaptureInput {
     claimTag: c.claimTag.value as ClaimTag,
     evidenceRef: c.evidenceRef.value.trim() || undefined,
     observedAt: toInstant(c.observedAt.value),
-    replaces: c.replaces.value.trim() || undefined,
+    replaces: c.replaces.value() || undefined,
   };
 }
 
@@ -99,7 +99,7 @@ async function submitCapture(
     replace(outcome, outcomeCard(capture));
     if (capture.outcome !== 'BLOCKED') {
       c.content.value = '';
-      c.replaces.value = '';
+      c.replaces.clear();
     }
   } catch (error) {
     replace(outcome, problemBox(app, error, 'write'));
@@ -110,7 +110,7 @@ async function submitCapture(
 }
 
 /** The fields laid out, with their labels and hints. */
-function captureFields(c: CaptureControls, candidates: HTMLDataListElement): HTMLElement[] {
+function captureFields(c: CaptureControls): HTMLElement[] {
   return [
     h('div', { class: 'wide' }, field('Content', c.content, 'What to remember. Required; up to 100,000 characters.')),
     h('div', { class: 'wide' }, field('Tags', c.tags, 'Comma-separated, e.g. architecture, storage.')),
@@ -122,14 +122,18 @@ function captureFields(c: CaptureControls, candidates: HTMLDataListElement): HTM
     field('Source', c.source, 'Who or what said it.'),
     field('Evidence reference', c.evidenceRef, 'A link, file or ticket that backs it.'),
     field('Observed at', c.observedAt, 'When it happened in the world (your local time).'),
-    h('div', { class: 'wide' }, field('Replaces entry id', c.replaces, 'Supersedes that entry.'), candidates),
+    h(
+      'div',
+      { class: 'wide' },
+      field('Replaces', c.replaces.input, 'The entry this one supersedes: type words of it, or paste its id.'),
+      c.replaces.element,
+    ),
   ];
 }
 
 /** A form with every CaptureInput field; shows the outcome the server decided. */
-export const captureView: View = (app, _route, root) => {
-  const c = captureControls();
-  const candidates = h('datalist', { id: 'replace-candidates' });
+export const captureView: View = (app, _route, root, signal) => {
+  const c = captureControls(app, signal);
   const outcome = h('div', { id: 'capture-outcome', role: 'status', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Capture');
   const onsubmit = (event: SubmitEvent) => {
@@ -139,19 +143,10 @@ export const captureView: View = (app, _route, root) => {
   const form = h(
     'form',
     { class: 'card form-grid', id: 'capture-form', onsubmit },
-    captureFields(c, candidates),
+    captureFields(c),
     h('div', { class: 'actions wide' }, submit),
   );
 
   replace(root, h('div', { class: 'view-head' }, h('h1', null, 'Capture')), form, outcome);
   c.content.focus();
-  app
-    .gql(RecentEntriesDocument, { n: 50 })
-    .then(({ recent }) =>
-      replace(
-        candidates,
-        recent.map((e) => h('option', { value: e.id }, e.content.slice(0, 80))),
-      ),
-    )
-    .catch(() => {});
 };

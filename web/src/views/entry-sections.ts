@@ -83,15 +83,17 @@ export function revisionsSection(entry: EntryDetail): HTMLElement {
   );
 }
 
-/** The entry's edges, each with the entry at its other end and a control to remove it. */
+/** The entry's edges, each with the entry at its other end and a control to remove it; `message` says how that went. */
 export function connectionsSection(
   entry: EntryDetail,
+  message: HTMLElement,
   unlinkButton: (connection: Connection) => HTMLElement,
 ): HTMLElement {
   return h(
     'section',
     { 'aria-labelledby': 'connections-title', class: 'card' },
     h('h2', { id: 'connections-title' }, `Connections (${entry.connections.length})`),
+    message,
     entry.connections.length
       ? h(
           'ul',

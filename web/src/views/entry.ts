@@ -1,6 +1,7 @@
-import type { View } from '../app.ts';
+import type cytoscape from 'cytoscape';
+import { href, type View } from '../app.ts';
+import { EntryDetailDocument } from '../documents.ts';
 import { h, replace } from '../dom.ts';
-import { EntryDetailDocument } from '../generated/graphql.ts';
 import type { EntryDetail } from '../model.ts';
 import { problemBox } from '../widgets.ts';
 import {
@@ -8,87 +9,179 @@ import {
   type EntryPage,
   forgetButton,
   linkForm,
+  messageArea,
   statusForm,
   unlinkButton,
   updateForm,
 } from './entry-actions.ts';
 import { connectionsSection, entryFacts, entryHeader, revisionsSection } from './entry-sections.ts';
+import { destroyGraph, draw } from './graph-canvas.ts';
+
+/** The entry and its direct connections as a small graph; a click on a neighbour opens it. */
+function localGraph(entry: EntryDetail): { element: HTMLElement; mount(): cytoscape.Core | null } {
+  const canvas = h('div', {
+    class: 'local-graph',
+    id: 'local-graph',
+    role: 'img',
+    'aria-label': `The entry and its ${entry.connections.length} connections, listed above.`,
+  });
+  const element = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'local-graph-title' },
+    h('h2', { id: 'local-graph-title' }, 'Neighbourhood'),
+    canvas,
+  );
+  const mount = () => {
+    if (!entry.connections.length) {
+      canvas.replaceWith(h('p', { class: 'muted' }, 'No edges yet: link this entry to see its neighbourhood.'));
+      return null;
+    }
+    const nodes = [
+      { hop: 0, score: 1, entry },
+      ...entry.connections.map((c) => ({ hop: 1, score: c.edge.weight, entry: c.entry })),
+    ];
+    return draw(
+      canvas,
+      { nodes, edges: entry.connections.map((c) => c.edge) },
+      {
+        onSelect: (id) => {
+          if (id !== entry.id) location.hash = href('entry', id);
+        },
+      },
+    );
+  };
+  return { element, mount };
+}
 
 /** The entry page's parts built once, and how to draw an entry with them. */
-function entryLayout(page: EntryPage) {
+function entryLayout(page: EntryPage, signal: AbortSignal) {
   const update = updateForm(page);
   const status = statusForm(page);
-  const link = linkForm(page);
-  const forget = forgetButton(page);
+  const link = linkForm(page, signal);
+  const forgetMessage = messageArea('forget-message');
+  const forget = forgetButton(page, forgetMessage);
   const append = appendForm(page);
+  const unlinkMessage = messageArea('connections-message');
+  let local: cytoscape.Core | null = null;
+  let graph: ReturnType<typeof localGraph> | null = null;
   const render = (entry: EntryDetail): HTMLElement[] => {
     status.show(entry);
     update.show(entry);
+    link.show(entry);
+    graph = localGraph(entry);
     return [
       ...entryHeader(entry),
       ...entryFacts(entry),
       revisionsSection(entry),
-      connectionsSection(entry, (c) => unlinkButton(page, c)),
-      h('section', { class: 'card actions-card', 'aria-label': 'Status and forget' }, status.element, forget),
+      connectionsSection(entry, unlinkMessage, (c) => unlinkButton(page, c, unlinkMessage)),
+      graph.element,
+      h(
+        'section',
+        { class: 'card actions-card', 'aria-label': 'Status and forget' },
+        status.element,
+        h('div', { class: 'forget-box' }, forget, forgetMessage),
+      ),
       h('div', { class: 'two-col' }, append, update.element),
       link.element,
     ];
   };
-  return { render, suggest: link.suggest };
+  /** Draws the local graph once its section is on the page (cytoscape measures its container). */
+  const mounted = () => {
+    if (local) destroyGraph(local);
+    local = graph?.mount() ?? null;
+  };
+  const unmount = () => {
+    if (local) destroyGraph(local);
+    local = null;
+  };
+  return { render, mounted, unmount, suggest: link.suggest };
 }
 
-/** One entry: content, classification, revision history and connections, with its write actions. */
+/**
+ * One entry: content, classification, revision history and connections, with its write actions.
+ * The page always shows the entry as the server last answered: after each of its own writes and
+ * after every event from elsewhere that touches the entry, it reads the entry again, and each
+ * form follows (see updateForm for how a rewrite in progress is kept safe).
+ */
 export const entryView: View = async (app, route, root, signal) => {
   const id = route.id ?? '';
-  const status = h('p', { class: 'status-line', role: 'status', id: 'entry-status' });
   const body = h('div', { id: 'entry-body' }, h('p', { class: 'muted' }, 'Loading…'));
   let current: EntryDetail | null = null;
-  let loading: Promise<void> | null = null;
+  let forgotten = false;
 
   const page: EntryPage = {
     app,
     id,
     root,
-    act: async (what, run) => {
+    act: async (what, run, message, explain) => {
+      replace(message);
+      message.setAttribute('aria-busy', 'true');
       try {
         await run();
-        status.textContent = what;
-        await load();
+        replace(message, h('p', { class: 'ok' }, what));
+        return true;
       } catch (error) {
-        page.fail(error);
+        if (!explain?.(error)) page.fail(error, message);
+        return false;
+      } finally {
+        message.removeAttribute('aria-busy');
+        // Refused or not, show what the server has now: a refusal often means it changed.
+        await load();
       }
     },
-    fail: (error) => replace(status, problemBox(app, error, 'write')),
+    fail: (error, message, words) => replace(message, problemBox(app, error, 'write', words)),
   };
-  const layout = entryLayout(page);
+  const layout = entryLayout(page, signal);
 
-  async function load(): Promise<void> {
-    loading ??= (async () => {
-      try {
-        const { entry } = await app.gql(EntryDetailDocument, { id });
-        if (signal.aborted) return;
-        current = entry;
-        if (entry) replace(body, layout.render(entry));
-        else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
-      } catch (error) {
-        if (!signal.aborted) replace(body, problemBox(app, error));
-      } finally {
-        loading = null;
-      }
+  /**
+   * Reads the entry and draws it. Reads never overlap, and a read asked for while one is in
+   * flight runs again after it: that one may have started before the write it should show.
+   */
+  let inFlight: Promise<void> | null = null;
+  let again = false;
+  async function readOnce(): Promise<void> {
+    try {
+      const { entry } = await app.gql(EntryDetailDocument, { id });
+      if (signal.aborted || forgotten) return;
+      current = entry;
+      if (entry) app.live.remember(entry.id, entry.content);
+      if (entry) {
+        replace(body, layout.render(entry));
+        layout.mounted();
+      } else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
+    } catch (error) {
+      if (!signal.aborted) replace(body, problemBox(app, error));
+    }
+  }
+  function load(): Promise<void> {
+    if (inFlight) {
+      again = true;
+      return inFlight;
+    }
+    inFlight = (async () => {
+      do {
+        again = false;
+        await readOnce();
+      } while (again && !signal.aborted);
+      inFlight = null;
     })();
-    return loading;
+    return inFlight;
   }
 
-  replace(root, status, body);
+  signal.addEventListener('abort', () => layout.unmount());
+  replace(root, body);
   await load();
   layout.suggest();
 
   // Someone else (an agent, another tab) changed this entry or its edges: show it.
   app.live.onEvent((event) => {
-    const touches = event.entryId === id || event.edge?.src === id || event.edge?.dst === id;
-    if (!touches || !current) return;
-    if (event.type === 'FORGOTTEN')
+    if (!current) return;
+    const neighbour = current.connections.some((c) => c.entry.id === event.entryId);
+    const touches = event.entryId === id || neighbour || event.edge?.src === id || event.edge?.dst === id;
+    if (!touches) return;
+    if (event.type === 'FORGOTTEN' && event.entryId === id) {
+      forgotten = true;
       replace(body, h('h1', null, 'Forgotten'), h('p', null, 'This entry was just forgotten.'));
-    else void load();
+    } else void load();
   }, signal);
 };

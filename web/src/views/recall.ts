@@ -1,7 +1,8 @@
 import { ENTRY_KINDS, ENTRY_STATUSES } from '../../../src/contract/enums.ts';
 import { href, type View } from '../app.ts';
-import { badge, field, h, replace, select, time } from '../dom.ts';
-import { type EntryKind, type EntryStatus, RecallExplainedDocument } from '../generated/graphql.ts';
+import { type EntryKind, type EntryStatus, RecallExplainedDocument } from '../documents.ts';
+import { badge, type Child, field, h, replace, select, time } from '../dom.ts';
+import { highlighted, matchedTerms } from '../matches.ts';
 import type { RecallHit, RecallResult } from '../model.ts';
 import { edgeChip, entryBadges, entryLink, num, problemBox, tagList } from '../widgets.ts';
 
@@ -38,7 +39,61 @@ function movedNote(hit: RecallHit, relevance: number | undefined, fixedOrder: bo
   return h('p', { class: 'order-note', 'data-moved': `${relevance}-${hit.rank}` }, text);
 }
 
-function explainTable(hit: RecallHit, note: HTMLElement | null): HTMLElement {
+/** A factor as "× 0.93", with the sense of it. */
+const factor = (value: number, what: string) => `× ${num(value, 3)} ${what}`;
+
+/** Why the hit scored what it did, in sentences: matched words, the graph path, each factor. */
+function explainWords(hit: RecallHit, query: string, names: Map<string, string>): HTMLElement {
+  const e = hit.explain;
+  const lines: Child[][] = [];
+  const matched = matchedTerms(query, hit.entry.content);
+  if (e.keywordRank != null) {
+    lines.push([
+      `Keyword match, ${ordinal(e.keywordRank)} by keywords: `,
+      matched.length
+        ? matched.flatMap((m, i) => [i ? ', ' : '', h('mark', null, m.term), ` ×${m.count}`])
+        : 'the stemmed words of the query',
+      '.',
+    ]);
+  } else {
+    lines.push(['No keyword of the query is in the entry.']);
+  }
+  if (hit.via) {
+    const other = hit.via.src === hit.entry.id ? hit.via.dst : hit.via.src;
+    const outward = hit.via.dst === hit.entry.id;
+    lines.push([
+      `Reached through the graph (hop ${hit.hop ?? 1}): a `,
+      edgeChip(hit.via.type),
+      ` edge (weight ${num(hit.via.weight, 2)}) ${outward ? 'from' : 'to'} `,
+      entryLink(other, names.get(other), 50),
+      '.',
+    ]);
+  }
+  if (e.vectorRank != null) lines.push([`Similar in meaning: ${ordinal(e.vectorRank)} by embeddings.`]);
+  lines.push([`The ranks fuse into ${num(e.rrf, 5)} (reciprocal rank fusion), then:`]);
+  const factors = h(
+    'ul',
+    { class: 'factors' },
+    h('li', null, factor(e.decay, 'for age (time decay by volatility)')),
+    h('li', null, factor(e.recallBoost, `for being recalled before`)),
+    h('li', null, factor(e.importance, `for importance ${num(hit.entry.importance, 2)}`)),
+    h('li', null, factor(e.tagOverlap, 'for tags shared with the query')),
+    h('li', null, h('strong', null, `= ${num(e.final, 5)}`), ' final score'),
+  );
+  return h(
+    'div',
+    { class: 'explain-words' },
+    lines.map((l) => h('p', null, l)),
+    factors,
+  );
+}
+
+function explainTable(
+  hit: RecallHit,
+  note: HTMLElement | null,
+  query: string,
+  names: Map<string, string>,
+): HTMLElement {
   const e = hit.explain;
   const rows: [string, string][] = [
     ['keyword rank', e.keywordRank == null ? '—' : String(e.keywordRank)],
@@ -57,22 +112,28 @@ function explainTable(hit: RecallHit, note: HTMLElement | null): HTMLElement {
     { class: 'explain' },
     h('summary', null, 'Why this score', note ? ' and place' : ''),
     note,
+    explainWords(hit, query, names),
     h(
-      'table',
-      null,
+      'details',
+      { class: 'explain-numbers' },
+      h('summary', null, 'The numbers'),
       h(
-        'tbody',
+        'table',
         null,
-        rows.map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v))),
+        h(
+          'tbody',
+          null,
+          rows.map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v))),
+        ),
       ),
     ),
   );
 }
 
-function hitItem(hit: RecallHit, note: HTMLElement | null): HTMLLIElement {
+function hitItem(hit: RecallHit, note: HTMLElement | null, query: string, names: Map<string, string>): HTMLLIElement {
   return h(
     'li',
-    { class: 'hit card', 'data-entry-id': hit.entry.id },
+    { class: 'hit card', 'data-entry-id': hit.entry.id, 'data-via': hit.via?.type },
     h(
       'div',
       { class: 'hit-head' },
@@ -83,7 +144,7 @@ function hitItem(hit: RecallHit, note: HTMLElement | null): HTMLLIElement {
     h(
       'blockquote',
       { class: 'snippet' },
-      hit.snippet || h('em', { class: 'muted' }, '(no snippet: the budget was spent)'),
+      hit.snippet ? highlighted(hit.snippet, query) : h('em', { class: 'muted' }, '(no snippet: the budget was spent)'),
     ),
     h(
       'div',
@@ -100,7 +161,7 @@ function hitItem(hit: RecallHit, note: HTMLElement | null): HTMLLIElement {
       tagList(hit.entry.tags),
       h('a', { href: href('graph', undefined, { ids: hit.entry.id, hops: 1 }), class: 'graph-link' }, 'Show in graph'),
     ),
-    explainTable(hit, note),
+    explainTable(hit, note, query, names),
   );
 }
 
@@ -123,7 +184,9 @@ function querySummary(p: URLSearchParams, query: string): string {
 function resultView(result: RecallResult): HTMLElement {
   const positions = relevancePositions(result.hits);
   const fixedOrder = !result.queryUsed && result.timeRange != null;
-  const items = result.hits.map((hit) => hitItem(hit, movedNote(hit, positions.get(hit), fixedOrder)));
+  const names = new Map(result.hits.map((hit) => [hit.entry.id, hit.entry.content]));
+  const query = result.queryUsed ?? '';
+  const items = result.hits.map((hit) => hitItem(hit, movedNote(hit, positions.get(hit), fixedOrder), query, names));
   const allIds = result.hits.map((hit) => hit.entry.id).join(',');
   return h(
     'section',
@@ -174,6 +237,30 @@ function resultView(result: RecallResult): HTMLElement {
           ),
         )
       : null,
+  );
+}
+
+/**
+ * The recall just run as a GraphQL request (the document the dashboard sent and its variables),
+ * to paste into GraphiQL, a client or an agent's tool call; with a button that copies it.
+ */
+function asGraphQL(variables: Record<string, unknown>): HTMLElement {
+  const text = `${RecallExplainedDocument.text}\n\n# variables\n${JSON.stringify(variables, null, 2)}`;
+  const said = h('span', { class: 'muted', role: 'status' });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      said.textContent = ' Copied.';
+    } catch {
+      said.textContent = ' This browser did not allow copying: select the text below instead.';
+    }
+  };
+  return h(
+    'details',
+    { class: 'card as-graphql', id: 'recall-graphql' },
+    h('summary', null, 'This recall as GraphQL'),
+    h('p', null, h('button', { type: 'button', class: 'small', onclick: copy }, 'Copy as GraphQL'), said),
+    h('pre', { class: 'graphql-text' }, text),
   );
 }
 
@@ -248,7 +335,7 @@ export const recallView: View = async (app, route, root, signal) => {
   }
   replace(results, h('p', { class: 'muted' }, 'Recalling…'));
   try {
-    const { recall } = await app.gql(RecallExplainedDocument, {
+    const variables = {
       query,
       topK: Number(p.get('k') ?? 8),
       hops: Number(p.get('hops') ?? 1),
@@ -256,9 +343,10 @@ export const recallView: View = async (app, route, root, signal) => {
       kind: (p.get('kind') || undefined) as EntryKind | undefined,
       tag: p.get('tag') || undefined,
       filter: p.get('status') ? { statuses: [p.get('status') as EntryStatus] } : undefined,
-    });
+    };
+    const { recall } = await app.gql(RecallExplainedDocument, variables);
     if (signal.aborted) return;
-    replace(results, resultView(recall));
+    replace(results, resultView(recall), asGraphQL(variables));
     summaryText.textContent = querySummary(p, query);
     panel.classList.add('collapsed');
   } catch (error) {

@@ -1,8 +1,26 @@
 import type { View } from '../app.ts';
+import { BriefDocument } from '../documents.ts';
 import { h, replace, time } from '../dom.ts';
-import { BriefDocument } from '../generated/graphql.ts';
 import type { CountBy, EntrySummary } from '../model.ts';
+import { EDGE_COLORS, KIND_COLORS } from '../model.ts';
 import { entryBadges, entryLink, problemBox } from '../widgets.ts';
+
+/** Colours of the bars: kinds and edge types as in the graph, states by what they mean. */
+const BAR_COLORS: Record<string, string> = {
+  ...KIND_COLORS,
+  ...EDGE_COLORS,
+  ACTIVE: '#2b8a3e',
+  CANONICAL: '#1971c2',
+  STALE: '#e67700',
+  SUPERSEDED: '#c92a2a',
+  DEPRECATED: '#868e96',
+  DURABLE: '#1971c2',
+  EVOLVING: '#2b8a3e',
+  EPHEMERAL: '#e67700',
+  VERIFIED: '#2b8a3e',
+  INFERRED: '#7048e8',
+  UNKNOWN: '#868e96',
+};
 
 function bars(title: string, rows: CountBy[]): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.count));
@@ -19,7 +37,14 @@ function bars(title: string, rows: CountBy[]): HTMLElement {
               'li',
               null,
               h('span', { class: 'bar-label' }, r.key),
-              h('meter', { min: 0, max, value: r.count, 'aria-label': r.key }),
+              h(
+                'span',
+                { class: 'bar-track', 'aria-hidden': 'true' },
+                h('span', {
+                  class: 'bar',
+                  style: `width:${(100 * r.count) / max}%;background:${BAR_COLORS[r.key] ?? 'var(--accent)'}`,
+                }),
+              ),
               h('span', { class: 'bar-count' }, String(r.count)),
             ),
           ),
@@ -43,6 +68,25 @@ function entries(title: string, list: EntrySummary[]): HTMLElement {
   );
 }
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The brief's text with every entry id as a link to the entry (its text on hover when the brief lists it). */
+function briefText(text: string, names: Map<string, string>): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(UUID)) {
+    const at = m.index ?? 0;
+    out.push(text.slice(last, at));
+    const id = m[0];
+    const link = entryLink(id, undefined);
+    link.title = names.get(id) ?? id;
+    out.push(link);
+    last = at + id.length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
 /** Counts of the workspace and the agent's brief. */
 export const statsView: View = async (app, _route, root, signal) => {
   replace(root, h('h1', null, 'Stats and brief'), h('p', { class: 'muted' }, 'Loading…'));
@@ -50,6 +94,7 @@ export const statsView: View = async (app, _route, root, signal) => {
     const { brief } = await app.gql(BriefDocument);
     if (signal.aborted) return;
     const s = brief.stats;
+    const names = new Map([...brief.recent, ...brief.important, ...brief.stale].map((e) => [e.id, e.content] as const));
     const numbers: [string, number][] = [
       ['entries', s.entries],
       ['edges', s.edges],
@@ -69,7 +114,7 @@ export const statsView: View = async (app, _route, root, signal) => {
         'section',
         { class: 'card', 'aria-labelledby': 'brief-title' },
         h('h2', { id: 'brief-title' }, 'Brief'),
-        h('pre', { class: 'brief', id: 'brief-text' }, brief.text),
+        h('div', { class: 'brief', id: 'brief-text' }, briefText(brief.text, names)),
       ),
       h(
         'div',
