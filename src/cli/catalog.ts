@@ -45,7 +45,20 @@ const CONTROL_ENV: [string, string][] = [
 
 /** The optional embedding binding (semantic recall); off by default. */
 const EMBEDDINGS_ENV: [string, string][] = [
-  ['SPHERE_EMBEDDINGS', 'off|glove|http: the embedder for semantic recall, dedup and links (default off)'],
+  ['SPHERE_EMBEDDINGS', 'off|glove|http|onnx: the embedder for semantic recall, dedup and links (default off)'],
+  ['SPHERE_EMBEDDINGS_MODEL_DIR', 'onnx: the model folder (model.onnx or a quantized variant, tokenizer.json)'],
+  ['SPHERE_EMBEDDINGS_THREADS', 'onnx: threads one inference may use (default 1)'],
+  ['SPHERE_EMBEDDINGS_QUERY_TIMEOUT_MS', "http, onnx: how long recall waits for its query's vector (default 2000)"],
+  ['SPHERE_EMBEDDINGS_PROFILE', "minilm|bge-small|e5-small (default: guessed from the model's name)"],
+  ['SPHERE_EMBEDDINGS_POOLING', "mean|cls (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_MAX_TOKENS', "tokens per text; longer texts are cut (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_QUERY_PREFIX', "put before a recall's query, e.g. 'query: ' (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_DOCUMENT_PREFIX', "put before stored content (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_INPUT_TYPE', 'on: http requests carry input_type query|document (default off)'],
+  ['SPHERE_EMBEDDINGS_DUPLICATE', "cosine at which a capture is a duplicate (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_SIMILAR', "cosine at which a capture reports a similar entry (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_LINK', "cosine at which a capture links a look-alike (default: the profile's)"],
+  ['SPHERE_EMBEDDINGS_MMR_FLOOR', "cosine from which recall's diversity counts hits alike (default: the profile's)"],
   ['SPHERE_EMBEDDINGS_URL', 'http: an OpenAI-compatible endpoint (…/v1/embeddings)'],
   ['SPHERE_EMBEDDINGS_MODEL', 'http: the model name sent to the endpoint'],
   ['SPHERE_EMBEDDINGS_API_KEY', 'http: bearer key for the endpoint'],
@@ -74,6 +87,8 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_CORS_ORIGINS', 'comma-separated exact origins whose web pages may call the API (default none)'],
   ['SPHERE_METRICS_TOKEN', 'with tokens, /metrics needs this bearer token (16+ characters); unset, it is off'],
   ['SPHERE_MAX_SOCKETS_PER_CLIENT', 'WebSocket connections per token, or per peer in open mode (default 256)'],
+  ['SPHERE_MAX_CONNECTIONS', 'TCP connections held at once; past it 503 UNAVAILABLE (default 4096)'],
+  ['SPHERE_MAX_UNAUTHENTICATED_PER_PEER', 'connections one peer may hold before authenticating; past it 429 (128)'],
   ['SPHERE_MAX_SUBSCRIPTIONS_PER_WORKSPACE', 'live subscriptions per workspace, WebSocket and SSE (default 10000)'],
   ['SPHERE_MAX_OPEN_WORKSPACES', 'workspace databases kept open at once, least recently used closed first (256)'],
   ['SPHERE_WRITER_THREAD', "on|off: embedded workspaces run their writes' SQL on a thread of their own (default on)"],
@@ -85,6 +100,15 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_IMPACT_UPKEEP_SECONDS', 'how often open workspaces get lists for newly frequent words; 0: off (60)'],
   ['LOG_LEVEL', 'pino level, silent … trace (default info)'],
   ...EMBEDDINGS_ENV,
+  ['SPHERE_LLM', 'off | http: classification fallback and contradiction checks after commit (default off)'],
+  ['SPHERE_LLM_URL', 'http: an OpenAI-compatible chat-completions URL (…/v1/chat/completions)'],
+  ['SPHERE_LLM_MODEL', 'http: the model name sent to the endpoint'],
+  ['SPHERE_LLM_API_KEY', 'http: bearer key for the endpoint'],
+  ['SPHERE_LLM_TIMEOUT_MS', 'http: per request (default 60000)'],
+  ['SPHERE_LLM_CONCURRENCY', 'requests in flight over all workspaces (default 2)'],
+  ['SPHERE_LLM_CANDIDATES', 'older entries a new one is compared with, 1 to 10 (default 5)'],
+  ['SPHERE_LLM_SUPERSEDE', 'on: a confident "updates" answer becomes an INFERRED SUPERSEDES link (default off)'],
+  ['SPHERE_LLM_SUPERSEDE_CONFIDENCE', 'the confidence that takes (default 0.9)'],
 ];
 
 const maintenance = (name: string) => () => import('./maintenance.ts').then((m) => m.MAINTENANCE_COMMANDS[name]!);

@@ -76,7 +76,9 @@ function rawTarget(t: { origin: string }, head: string, body = ''): Promise<{ st
     const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(t.origin).port) }, () => {
       const length =
         body === '' ? '' : `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
-      socket.end(`${head}\r\nconnection: close\r\n${length}\r\n${body}`);
+      // Written, not ended: a client that half-closes first may see its answer cut off once the
+      // answer waits on a read thread (Node ends such a socket), and real clients wait to read.
+      socket.write(`${head}\r\nconnection: close\r\n${length}\r\n${body}`);
     });
     let text = '';
     socket.setEncoding('utf8').on('data', (d: string) => {

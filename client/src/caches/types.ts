@@ -20,6 +20,8 @@ export const keyFields = {
 export const valueTypes = [
   'AppendPayload',
   'CaptureResult',
+  'Classification',
+  'Conflict',
   'CountBy',
   'EmbedderStatus',
   'EntryConnection',
@@ -28,6 +30,7 @@ export const valueTypes = [
   'GraphNode',
   'GraphView',
   'LinkPayload',
+  'LlmStatus',
   'MemoryEvent',
   'Neighbor',
   'PageInfo',
