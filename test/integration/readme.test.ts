@@ -18,7 +18,8 @@
  *   rewritten to the server's address. A command whose output is a GraphQL response fails on
  *   its errors.
  * - A ```ts block runs whole as an ES module (tsx) from inside the repository, so its imports
- *   resolve as an installed package's would (`mini-sphere-client` is the built client); a
+ *   resolve as an installed package's would (`mini-sphere-client` is the built client), and must
+ *   pass a strict typecheck against the client's published types; a
  *   ```python block runs whole in python3 (skipped with a printed reason where python3 or the
  *   modules it imports are missing, failing when CI=true). Both get the address rewritten
  *   and fail on a non-zero exit.
@@ -239,9 +240,18 @@ async function runProgram(state: RunState, block: Block, file: string, command: 
 /** Where TypeScript examples live while they run: inside the repository, so their imports resolve. */
 const TS_DIR = join(ROOT, 'node_modules', '.cache', 'doc-examples');
 
-function runTs(state: RunState, block: Block): Promise<void> {
+/** Strict TypeScript as a user's project would check it, against the client's published types. */
+const TSC = [
+  join(ROOT, 'node_modules/typescript/bin/tsc'),
+  ...['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+  ...['--target', 'es2022', '--types', 'node'],
+];
+
+async function runTs(state: RunState, block: Block): Promise<void> {
   const file = join(TS_DIR, `example-${process.pid}-${block.line}.mts`);
-  return runProgram(state, block, file, [process.execPath, '--import', 'tsx'], ROOT);
+  await runProgram(state, block, file, [process.execPath, '--import', 'tsx'], ROOT);
+  const { code, out } = await run(state, process.execPath, [...TSC, file], ROOT);
+  expect(code, `the ts example does not typecheck:\n${out}`).toBe(0);
 }
 
 /** Why Python examples cannot run here, or null when they can. */
