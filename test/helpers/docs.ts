@@ -67,7 +67,7 @@ export function docBlocks(markdown: string, name: string): { blocks: Block[]; sk
     if (end >= lines.length) throw new Error(`${name} line ${i + 1}: unclosed code block`);
     const body = lines.slice(i + 1, end).join('\n');
     const lang = open[1] ?? '';
-    const marker = /^<!-- readme-test: skip(?: \((.*)\))? -->\s*$/.exec(lines[i - 1] ?? '');
+    const marker = /^\s*<!-- readme-test: skip(?: \((.*)\))? -->\s*$/.exec(lines[i - 1] ?? '');
     if (marker) skipped.push({ line: i + 1, lang, reason: marker[1]?.trim() ?? '' });
     else if ((RUNNABLE as readonly string[]).includes(lang)) blocks.push({ lang: lang as Lang, line: i + 1, body });
     else skipped.push({ line: i + 1, lang, reason: '' });
