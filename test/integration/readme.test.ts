@@ -265,9 +265,10 @@ function pythonMissing(body: string): string | null {
       .trim()
       .split('\n')
       .at(-1);
-    return (error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? 'python3 is not installed (apt-get install -y python3)'
-      : `python3 cannot import what the example needs: ${stderr} (pip install ${modules.join(' ')})`;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return 'python3 is not installed (apt-get install -y python3)';
+    const missing = /No module named '([\w.]+)'/.exec(stderr ?? '')?.[1]?.split('.')[0];
+    return `python3 cannot import what the example needs: ${stderr}${missing ? ` (pip install ${missing})` : ''}`;
   }
 }
 
