@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SLOW_TEST_BUDGET, TEST_BUDGET } from './test/helpers/budget.ts';
@@ -46,6 +47,8 @@ export default defineConfig({
   },
   test: {
     pool: 'forks',
+    // Builds the CLI bundle and the typed client once, when stale, before any test starts a process.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Memory-bound tests measure retained heap after a forced collection.
     execArgv: ['--expose-gc'],
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
@@ -60,6 +63,16 @@ export default defineConfig({
           exclude: SLOW_TESTS,
           testTimeout: TEST_BUDGET,
           hookTimeout: TEST_BUDGET,
+          // Vitest's default on a two-core machine is one worker, which left half of it idle: the
+          // suite spent 235 s of CPU in 281 s, most tests waiting on child processes, fsyncs and
+          // sockets. Two workers overlap those waits.
+          maxWorkers: Math.max(2, availableParallelism()),
+          // Each worker keeps its modules from file to file instead of importing the server's
+          // sources afresh for each: imports took 366 s of worker time with isolation and 42 s
+          // without, and the suite's CPU time fell by a quarter (248 s to 179 s). Test files share
+          // no module state: each starts its own servers over its own temp directories and names
+          // its workspaces with freshWorkspace().
+          isolate: false,
         },
       },
       {
