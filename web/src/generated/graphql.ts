@@ -69,6 +69,24 @@ export type ClassificationField =
   /** The entry’s volatility. */
   | 'VOLATILITY';
 
+/** Where a field of an entry’s classification came from. */
+export type ClassificationSource =
+  /** Given by the writer (the contract’s default when the writer left it out and did not ask the model). */
+  | 'CALLER'
+  /** The contract’s default: the writer left it to the LLM binding, which has not answered (yet). */
+  | 'DEFAULT'
+  /** Re-classified by a staleness pass. */
+  | 'HEURISTIC'
+  /** Proposed by the LLM binding’s model. */
+  | 'MODEL';
+
+/** What the LLM binding found between a newer entry and an older one. */
+export type ConflictRelation =
+  /** Both cannot be true, and the newer entry does not say it replaces the older one. */
+  | 'CONTRADICTS'
+  /** The newer entry replaces the older one: the older is out of date. */
+  | 'UPDATES';
+
 /** Which way an edge runs as seen from an entry. */
 export type Direction =
   /** Both ways (symmetric RELATES_TO); as a filter, any direction. */
@@ -289,7 +307,7 @@ export type EntryDetailQueryVariables = Exact<{
 }>;
 
 
-export type EntryDetailQuery = { entry: { recallCount: number, contentHash: string, id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string, revisions: Array<{ id: string, content: string, op: RevisionOp, at: string }>, connections: Array<{ direction: Direction, edge: { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, freshness: Freshness } }> } | null };
+export type EntryDetailQuery = { entry: { recallCount: number, contentHash: string, id: string, content: string, kind: EntryKind, status: EntryStatus, claimTag: ClaimTag, tags: Array<string>, importance: number, volatility: Volatility, freshness: Freshness, source: string | null, evidenceRef: string | null, observedAt: string | null, createdAt: string, updatedAt: string, classification: { kind: ClassificationSource, volatility: ClassificationSource, importance: ClassificationSource, model: string | null }, conflicts: Array<{ newer: boolean, relation: ConflictRelation, reason: string, confidence: number | null, model: string, at: string, entry: { id: string, content: string } | null }>, revisions: Array<{ id: string, content: string, op: RevisionOp, at: string }>, connections: Array<{ direction: Direction, edge: { id: string, src: string, dst: string, type: EdgeType, weight: number, provenance: Provenance, metadata: unknown, createdAt: string, updatedAt: string }, entry: { id: string, content: string, kind: EntryKind, status: EntryStatus, freshness: Freshness } }> } | null };
 
 export type FeedEventsSubscriptionVariables = Exact<{
   sinceSeq?: number | null | undefined;
@@ -540,6 +558,24 @@ export const EntryDetailDocument = new TypedDocumentString(`
     ...EntryFields
     recallCount
     contentHash
+    classification {
+      kind
+      volatility
+      importance
+      model
+    }
+    conflicts {
+      entry {
+        id
+        content
+      }
+      newer
+      relation
+      reason
+      confidence
+      model
+      at
+    }
     revisions {
       id
       content
@@ -587,7 +623,7 @@ fragment EdgeFields on Edge {
   metadata
   createdAt
   updatedAt
-}`, {"hash":"a78c5dccbe3baef25b2a9ddfaff56d3c00f5da01a788105c31ab8d2922088974"}) as unknown as TypedDocumentString<EntryDetailQuery, EntryDetailQueryVariables>;
+}`, {"hash":"ffa3c6da67d1342967bdf5a3e3f75b9969defc0f023f3e5b5ac3846723b4f7f7"}) as unknown as TypedDocumentString<EntryDetailQuery, EntryDetailQueryVariables>;
 export const FeedEventsDocument = new TypedDocumentString(`
     subscription FeedEvents($sinceSeq: Int, $types: [MemoryEventType!]) {
   events(sinceSeq: $sinceSeq, types: $types) {

@@ -24,12 +24,13 @@ export function entryHeader(entry: EntryDetail): HTMLElement[] {
 
 /** Every field of the entry as a definition list, then the way to its graph. */
 export function entryFacts(entry: EntryDetail): HTMLElement[] {
+  const from = entry.classification;
   const rows: [string, Node | string][] = [
-    ['Kind', badge(entry.kind, 'kind')],
+    ['Kind', h('span', null, badge(entry.kind, 'kind'), sourceNote(from.kind, from.model))],
     ['Status', badge(entry.status, 'status')],
     ['Freshness', badge(entry.freshness, 'freshness')],
-    ['Volatility', entry.volatility],
-    ['Importance', num(entry.importance, 2)],
+    ['Volatility', h('span', null, entry.volatility, sourceNote(from.volatility, from.model))],
+    ['Importance', h('span', null, num(entry.importance, 2), sourceNote(from.importance, from.model))],
     ['Claim', entry.claimTag],
     ['Evidence', entry.evidenceRef ?? '—'],
     ['Source', entry.source ?? '—'],
@@ -52,6 +53,59 @@ export function entryFacts(entry: EntryDetail): HTMLElement[] {
       h('a', { href: href('graph', undefined, { ids: entry.id, hops: 2 }) }, 'Show in graph'),
     ),
   ];
+}
+
+type Source = EntryDetail['classification']['kind'];
+
+/** Where a classified field came from, in words; nothing when the writer gave it. */
+function sourceNote(source: Source, model: string | null | undefined): HTMLElement | string {
+  if (source === 'CALLER') return '';
+  const words =
+    source === 'MODEL'
+      ? `proposed by ${model ?? 'the model'}`
+      : source === 'HEURISTIC'
+        ? 'set by a staleness pass'
+        : 'default, waiting for the model';
+  return h('small', { class: 'source-note', 'data-source': source }, ` (${words})`);
+}
+
+/**
+ * What the LLM binding found between this entry and others: the newer one updates or
+ * contradicts the older, with the model's reason. Information only; nothing was rewritten.
+ */
+export function conflictsSection(entry: EntryDetail): HTMLElement | null {
+  if (entry.conflicts.length === 0) return null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'conflicts-title', class: 'card' },
+    h('h2', { id: 'conflicts-title' }, `Conflicts (${entry.conflicts.length})`),
+    h(
+      'ul',
+      { class: 'conflicts', id: 'conflicts' },
+      entry.conflicts.map((c) => {
+        const verb =
+          c.relation === 'UPDATES'
+            ? c.newer
+              ? 'This entry updates'
+              : 'Updated by'
+            : c.newer
+              ? 'This entry contradicts'
+              : 'Contradicted by';
+        return h(
+          'li',
+          { 'data-relation': c.relation },
+          h(
+            'div',
+            { class: 'meta-line' },
+            badge(c.relation, 'op'),
+            ` ${verb} `,
+            c.entry ? entryLink(c.entry.id, c.entry.content) : 'an entry being forgotten',
+          ),
+          h('p', null, c.reason, h('small', null, ` — ${c.model}, `, time(c.at))),
+        );
+      }),
+    ),
+  );
 }
 
 /** The content before each append or rewrite, oldest first, ending at the current content. */

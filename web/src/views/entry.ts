@@ -14,7 +14,7 @@ import {
   unlinkButton,
   updateForm,
 } from './entry-actions.ts';
-import { connectionsSection, entryFacts, entryHeader, revisionsSection } from './entry-sections.ts';
+import { conflictsSection, connectionsSection, entryFacts, entryHeader, revisionsSection } from './entry-sections.ts';
 import { destroyGraph, draw } from './graph-canvas.ts';
 
 /** The entry and its direct connections as a small graph; a click on a neighbour opens it. */
@@ -72,6 +72,7 @@ function entryLayout(page: EntryPage, signal: AbortSignal) {
     return [
       ...entryHeader(entry),
       ...entryFacts(entry),
+      ...[conflictsSection(entry)].filter((s) => s !== null),
       revisionsSection(entry),
       connectionsSection(entry, unlinkMessage, (c) => unlinkButton(page, c, unlinkMessage)),
       graph.element,
