@@ -18,7 +18,12 @@ const CANDIDATE_TERMS = 32;
  * captures queue nothing. Nothing is asked of the endpoint at start: a binding whose endpoint
  * is down starts all the same, and says so in /health once a request fails.
  */
-export function startLlm(config: Config, logger: Logger, semantic: () => Semantic | null): LlmBinding | null {
+export function startLlm(
+  config: Config,
+  logger: Logger,
+  semantic: () => Semantic | null,
+  exists: (workspace: string) => boolean,
+): LlmBinding | null {
   const l = config.llm;
   if (l.kind === 'off' || !l.url || !l.model) return null;
   const client = new ChatClient({ url: l.url, model: l.model, apiKey: l.apiKey, timeoutMs: l.timeoutMs });
@@ -28,6 +33,7 @@ export function startLlm(config: Config, logger: Logger, semantic: () => Semanti
     concurrency: l.concurrency,
     supersede: { on: l.supersede, confidence: l.supersedeConfidence },
     candidates: l.candidates,
+    exists,
     findCandidates: (access, entry, k) => nearestOlder(access, entry, k, semantic()),
     log: (message, fields) => logger.warn(fields, message),
     notice: (message, fields) => logger.info(fields, message),

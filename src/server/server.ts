@@ -255,7 +255,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       });
       await refuseOpenModeOffLoopback(config, gate);
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
-      if (!sink.llm()) sink.setLlm(startLlm(config, logger, sink.semantic));
+      if (!sink.llm()) sink.setLlm(startLlm(config, logger, sink.semantic, (id) => registry.exists(id)));
       upkeep.start();
       return listen(http, config);
     },

@@ -348,7 +348,7 @@ describe('a restart', () => {
       body: JSON.stringify({ query, variables }),
     });
     const body = (await res.json()) as { data?: Data; errors?: unknown };
-    expect(body.errors).toBeUndefined();
+    if (body.errors) throw new Error(`${JSON.stringify(body.errors)}\nserver output:\n${proc?.output()}`);
     return body.data!;
   };
 

@@ -39,6 +39,11 @@ export interface LlmOptions {
   supersede: { on: boolean; confidence: number };
   /** Older entries a new one is compared with. */
   candidates: number;
+  /**
+   * Whether a workspace has a database yet: one that has none has no queue to resume, and
+   * reading it while its first write creates it would race that write.
+   */
+  exists?: (workspace: string) => boolean;
   /** The nearest older ACTIVE entries of `entry`, most alike first (keyword or vector arm; see server/llm.ts). */
   findCandidates: (access: LlmWorkspaceAccess, entry: EntryRow, k: number) => Promise<EntryRow[]>;
   log: LlmLog;
@@ -128,7 +133,7 @@ export class LlmBinding {
     if (!ws) {
       ws = new LlmWorkspace(access, this);
       this.#workspaces.set(access.id, ws);
-      ws.schedule();
+      if (this.#opts.exists?.(access.id) ?? true) ws.schedule();
     }
     ws.access = access;
     return ws;
