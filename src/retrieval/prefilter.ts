@@ -1,5 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type ClaimTag, ENTRY_STATUSES, type EntryKind, type EntryStatus, type Volatility } from '../contract/enums.ts';
+import { badInput } from '../contract/errors.ts';
+
+/** An importance bound of a filter, checked: a number from 0 to 1. */
+function importanceBound(value: number, field: string): number {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw badInput(`${field} must be between 0 and 1`, field);
+  return value;
+}
 
 /** Everything that narrows recall before ranking (CONTRACT §6.2). */
 export interface PrefilterInput {
@@ -11,6 +18,9 @@ export interface PrefilterInput {
   tags?: readonly string[] | null;
   since?: Date | null;
   until?: Date | null;
+  /** Importance at least / at most this (0 to 1, inclusive). */
+  minImportance?: number | null;
+  maxImportance?: number | null;
   /** The temporal rewrite's range: `from` inclusive, `to` exclusive. */
   timeRange?: { from: Date | null; to: Date | null } | null;
 }
@@ -51,6 +61,10 @@ export function buildPrefilter(input: PrefilterInput): SQL {
   for (const tag of new Set(input.tags ?? [])) {
     parts.push(sql`EXISTS (SELECT 1 FROM tags t WHERE t.entry_id = e.id AND t.tag = ${tag})`);
   }
+  if (input.minImportance != null)
+    parts.push(sql`+e.importance >= ${importanceBound(input.minImportance, 'minImportance')}`);
+  if (input.maxImportance != null)
+    parts.push(sql`+e.importance <= ${importanceBound(input.maxImportance, 'maxImportance')}`);
   if (input.since) parts.push(sql`${at} >= ${input.since.getTime()}`);
   if (input.until) parts.push(sql`${at} < ${input.until.getTime()}`);
   if (input.timeRange?.from) parts.push(sql`${at} >= ${input.timeRange.from.getTime()}`);

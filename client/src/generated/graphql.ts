@@ -121,6 +121,10 @@ export type EntryFilter = {
   claimTags?: Array<ClaimTag> | null | undefined;
   /** Only these kinds. */
   kinds?: Array<EntryKind> | null | undefined;
+  /** Importance at most this (0 to 1). */
+  maxImportance?: number | null | undefined;
+  /** Importance at least this (0 to 1). */
+  minImportance?: number | null | undefined;
   /** Happened (or was stored) at or after this instant. */
   since?: string | null | undefined;
   /** Only these statuses (default: every status, DEPRECATED included). */
@@ -267,6 +271,10 @@ export type RecallFilter = {
   claimTags?: Array<ClaimTag> | null | undefined;
   /** Only these kinds. */
   kinds?: Array<EntryKind> | null | undefined;
+  /** Importance at most this (0 to 1). */
+  maxImportance?: number | null | undefined;
+  /** Importance at least this (0 to 1). */
+  minImportance?: number | null | undefined;
   /** Happened (or was stored) at or after this instant. */
   since?: string | null | undefined;
   /** Only these statuses (default: all but DEPRECATED). */

@@ -151,6 +151,8 @@ export const prefilterFields = (t: InputFields, statusesDescription: string) => 
   tags: t.stringList({ description: 'Entries must carry all of these tags (at most 32).' }),
   since: t.field({ type: 'DateTime', description: 'Happened (or was stored) at or after this instant.' }),
   until: t.field({ type: 'DateTime', description: 'Happened (or was stored) before this instant.' }),
+  minImportance: t.float({ description: 'Importance at least this (0 to 1).' }),
+  maxImportance: t.float({ description: 'Importance at most this (0 to 1).' }),
 });
 
 const RecallFilterRef = builder.inputType('RecallFilter', {

@@ -225,6 +225,10 @@ export type RecallFilter = {
   claimTags?: Array<ClaimTag> | null | undefined;
   /** Only these kinds. */
   kinds?: Array<EntryKind> | null | undefined;
+  /** Importance at most this (0 to 1). */
+  maxImportance?: number | null | undefined;
+  /** Importance at least this (0 to 1). */
+  minImportance?: number | null | undefined;
   /** Happened (or was stored) at or after this instant. */
   since?: string | null | undefined;
   /** Only these statuses (default: all but DEPRECATED). */

@@ -23,6 +23,9 @@ const PAGE_SIZES = ['25', '50', '100', '200'];
 /** How many status changes run at once. */
 const BULK_PARALLEL = 4;
 
+/** The importance floors the table filters by. */
+const IMPORTANCE_FLOORS = ['0.25', '0.5', '0.75', '0.9'];
+
 /** A date input's value (the reader's day) as the instant it starts, or ends with `end`. */
 function dayInstant(value: string, end = false): string | undefined {
   if (!value) return undefined;
@@ -36,6 +39,7 @@ export const entriesView: View = (app, route, root, signal) => {
   const kind = select('kind', ENTRY_KINDS, p.get('kind') ?? '', 'any kind');
   const status = select('status', ENTRY_STATUSES, p.get('status') ?? '', 'any status');
   const claim = select('claim', CLAIM_TAGS, p.get('claim') ?? '', 'any claim');
+  const importance = select('importance', IMPORTANCE_FLOORS, p.get('importance') ?? '', 'any importance');
   const tag = h('input', { name: 'tag', autocomplete: 'off', value: p.get('tag') ?? '' });
   const since = h('input', { name: 'since', type: 'date', value: p.get('since') ?? '' });
   const until = h('input', { name: 'until', type: 'date', value: p.get('until') ?? '' });
@@ -66,6 +70,7 @@ export const entriesView: View = (app, route, root, signal) => {
         kinds: kind.value ? [kind.value as EntryKind] : undefined,
         statuses: status.value ? [status.value as EntryStatus] : undefined,
         claimTags: claim.value ? [claim.value as ClaimTag] : undefined,
+        minImportance: importance.value ? Number(importance.value) : undefined,
         tags: tag.value.trim() ? [tag.value.trim()] : undefined,
         since: dayInstant(since.value),
         until: dayInstant(until.value, true),
@@ -165,6 +170,7 @@ export const entriesView: View = (app, route, root, signal) => {
       kind: kind.value,
       status: status.value,
       claim: claim.value,
+      importance: importance.value,
       tag: tag.value.trim(),
       since: since.value,
       until: until.value,
@@ -247,6 +253,7 @@ export const entriesView: View = (app, route, root, signal) => {
     field('Kind', kind),
     field('Status', status),
     field('Claim', claim),
+    field('Importance at least', importance),
     field('Tag', tag),
     field('Created from', since),
     field('Created until', until),
