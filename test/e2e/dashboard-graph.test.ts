@@ -176,7 +176,8 @@ describe.skipIf(!chromiumAvailable())('the explorable graph (chromium)', () => {
       // The oldest note is far beyond the 50 newest entries; typing finds it.
       await page.getByLabel('Other entry', { exact: true }).pressSequentially('quokka outage', { delay: 20 });
       const option = page.locator('#other-hits [role="option"]', { hasText: 'zeppelin cache' });
-      await option.waitFor({ timeout: 5_000 });
+      // Search-as-you-type answers after a pause in typing; a busy machine stretches both.
+      await option.waitFor({ timeout: 20_000 });
       await option.click();
       await expect.poll(() => page.locator('.picker-chosen').textContent()).toContain('zeppelin cache');
 

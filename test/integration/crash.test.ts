@@ -156,7 +156,8 @@ async function verifyServing(url: string, entries: number): Promise<void> {
     headers: { 'content-type': 'application/json', 'x-workspace': WS },
     body: JSON.stringify({ query: '{ stats { entries } }' }),
   });
-  expect(((await res.json()) as { data: { stats: { entries: number } } }).data.stats.entries).toBe(entries);
+  const body = (await res.json()) as { data?: { stats: { entries: number } } };
+  expect(body.data?.stats.entries, JSON.stringify(body)).toBe(entries);
 }
 
 async function checkCli(): Promise<void> {

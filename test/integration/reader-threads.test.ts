@@ -64,7 +64,8 @@ async function measure(readers: string) {
   const server = await spawnServer({ SPHERE_DATA_DIR: dataDir, SPHERE_READER_THREADS: readers });
   try {
     // Warm: the file's pages in the OS cache, the statements prepared, the workspace open.
-    expect(await post(server, 'heavy', HEAVY)).toHaveProperty('data.c0', 0);
+    const warm = await post(server, 'heavy', HEAVY);
+    expect(warm, JSON.stringify(warm)).toHaveProperty('data.c0', 0);
     const started = performance.now();
     const heavy = Promise.all(Array.from({ length: 3 }, () => post(server, 'heavy', HEAVY)));
     const health = await probeHealth(server, heavy);
