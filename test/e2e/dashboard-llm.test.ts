@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LlmConfig } from '../../src/config.ts';
-import { type ChatServer, startChatServer } from '../helpers/chat-server.ts';
+import { type ChatServer, llmConfig, startChatServer } from '../helpers/chat-server.ts';
 import { settle } from '../helpers/ws.ts';
 import { type Browser, chromiumAvailable, launchBrowser } from './browser.ts';
 import { type DashboardServer, startDashboardServer } from './dashboard-server.ts';
@@ -22,18 +21,7 @@ describe.skipIf(!enabled)('dashboard entry page with the LLM binding (chromium)'
 
   beforeAll(async () => {
     chat = await startChatServer();
-    const llm: LlmConfig = {
-      kind: 'http',
-      url: chat.url,
-      model: 'rules-1',
-      apiKey: null,
-      timeoutMs: 5_000,
-      concurrency: 2,
-      supersede: false,
-      supersedeConfidence: 0.9,
-      candidates: 5,
-    };
-    [srv, browser] = await Promise.all([startDashboardServer({ llm }), launchBrowser()]);
+    [srv, browser] = await Promise.all([startDashboardServer({ llm: llmConfig(chat.url) }), launchBrowser()]);
   });
 
   afterAll(async () => {

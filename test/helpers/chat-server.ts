@@ -1,5 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { LlmConfig } from '../../src/config.ts';
+
+/** The LLM binding's configuration for a test endpoint at `url` (model `rules-1`), with `extra` on top. */
+export function llmConfig(url: string, extra: Partial<LlmConfig> = {}): LlmConfig {
+  return {
+    kind: 'http',
+    url,
+    model: 'rules-1',
+    apiKey: null,
+    timeoutMs: 5_000,
+    concurrency: 2,
+    supersede: false,
+    supersedeConfidence: 0.9,
+    candidates: 5,
+    ...extra,
+  };
+}
 
 /**
  * How the endpoint answers: `ok` by its rules; `fail` HTTP 500; `hang` never; `malformed`

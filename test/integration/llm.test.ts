@@ -5,7 +5,7 @@ import Database from 'libsql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmConfig } from '../../src/config.ts';
 import { TEST_BUDGET } from '../helpers/budget.ts';
-import { type ChatServer, startChatServer } from '../helpers/chat-server.ts';
+import { type ChatServer, llmConfig, startChatServer } from '../helpers/chat-server.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/cli.ts';
 import { freePort } from '../helpers/embeddings-server.ts';
 import { type Data, freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -17,21 +17,6 @@ const ENTRY = `query ($id: ID!) { entry(id: $id) { id kind volatility importance
   conflicts { entry { id } newer relation reason confidence model } } }`;
 const STATS = '{ stats { llm { state model reason pending } } }';
 const EVENTS = '{ eventLog(sinceSeq: 0, limit: 200) { seq type entryId data } }';
-
-function llmConfig(url: string, extra: Partial<LlmConfig> = {}): LlmConfig {
-  return {
-    kind: 'http',
-    url,
-    model: 'rules-1',
-    apiKey: null,
-    timeoutMs: 5_000,
-    concurrency: 2,
-    supersede: false,
-    supersedeConfidence: 0.9,
-    candidates: 5,
-    ...extra,
-  };
-}
 
 /** Polls until `test` holds: the binding works on its own schedule; the test's budget bounds the wait. */
 async function until<T>(read: () => Promise<T>, test: (value: T) => boolean): Promise<T> {

@@ -65,6 +65,8 @@ export interface LlmStatus {
 const BACKOFF_MS = { first: 1_000, max: 300_000 };
 /** Answers that did not fit the schema before an entry is left as it is. */
 const MAX_BAD_ANSWERS = 3;
+/** How long after a commit its queue pass starts. */
+const SOON_MS = 50;
 /** Queue rows a pass reads at a time. */
 const BATCH = 16;
 
@@ -143,7 +145,7 @@ export class LlmBinding {
   onCommitted(events: readonly MemoryEventRecord[]): void {
     for (const e of events) {
       if (e.type !== 'CAPTURED' || (e.outcome !== 'STORED' && e.outcome !== 'REPLACED')) continue;
-      this.#workspaces.get(e.workspace)?.schedule();
+      this.#workspaces.get(e.workspace)?.soon();
     }
   }
 
@@ -252,6 +254,15 @@ export class LlmWorkspace {
   async pending(): Promise<number> {
     const rows = await this.access.db.all<{ n: number }>(sql`SELECT count(*) AS n FROM llm_queue`);
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * A pass a moment after a commit, not in the commit's own turn: a workspace's first commit
+   * has just created its file, and a read opened in that same instant could find it not yet
+   * ready. Captures arriving meanwhile share the pass.
+   */
+  soon(): void {
+    this.#later(SOON_MS);
   }
 
   schedule(): void {
