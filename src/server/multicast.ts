@@ -29,8 +29,8 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Result> {
  * Runs each distinct live subscription once and hands every result to all of its
  * subscribers: a thousand dashboards watching `events { … }` in one workspace cost one
  * GraphQL execution per event, not a thousand (and one serialization: see ws.ts).
- * Subscribers send what they hold through a FairFanout, a slice per workspace per turn, so
- * one workspace's crowd of subscribers never holds up another's events. A subscriber that falls `bufferMax`
+ * Results reach subscribers through a FairFanout, a slice per workspace per turn, so one
+ * workspace's crowd of subscribers never holds up another's events. A subscriber that falls `bufferMax`
  * results behind is ended with an error (it resumes with `sinceSeq`), so a stalled
  * client never holds the others back or grows memory.
  */
@@ -87,8 +87,11 @@ export class Multicast {
       while (!hub.stopped && hub.upstream) {
         const next = await hub.upstream.next();
         if (next.done) break;
-        this.#fanout.produced(hub.workspace);
-        for (const sub of hub.subscribers) this.#give(key, hub, sub, next.value);
+        // The next result is pulled once every subscriber has this one: a hub whose
+        // deliveries wait their turn leaves its events in the stream's bounded buffer (and
+        // then in the log), not in memory here.
+        const give = [...hub.subscribers].map((sub) => () => this.#give(key, hub, sub, next.value));
+        await this.#fanout.deliver(hub.workspace, give);
       }
     } catch (error) {
       for (const sub of hub.subscribers) {
@@ -142,13 +145,7 @@ export class Multicast {
     const iterator: AsyncIterableIterator<Result> = {
       next: async () => {
         while (true) {
-          if (sub.queue.length > 0) {
-            // Sending waits for the workspace's turn (see FairFanout).
-            const turn = this.#fanout.take(hub.workspace);
-            if (turn) await turn;
-            if (sub.queue.length > 0) return { done: false, value: sub.queue.shift() };
-            continue;
-          }
+          if (sub.queue.length > 0) return { done: false, value: sub.queue.shift() };
           if (sub.error) {
             const error = sub.error;
             sub.error = null;
