@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { badInput } from './contract/errors.ts';
@@ -176,7 +177,9 @@ const envSchema = z.object({
   LOG_LEVEL: optional.pipe(z.string().default('info')),
   SPHERE_MAX_OPEN_WORKSPACES: optional.pipe(z.coerce.number<string | undefined>().int().min(1).default(256)),
   SPHERE_WRITER_THREAD: optional.pipe(z.enum(['on', 'off']).default('on')),
-  SPHERE_READER_THREADS: optional.pipe(z.coerce.number<string | undefined>().int().min(0).max(64).default(0)),
+  SPHERE_READER_THREADS: optional.pipe(
+    z.coerce.number<string | undefined>().int().min(0).max(64).default(availableParallelism()),
+  ),
   SPHERE_EMBEDDINGS: optional.pipe(z.enum(['off', 'http', 'glove', 'onnx']).default('off')),
   SPHERE_EMBEDDINGS_MODEL_DIR: optional,
   SPHERE_EMBEDDINGS_THREADS: optional.pipe(z.coerce.number<string | undefined>().int().min(1).max(64).default(1)),

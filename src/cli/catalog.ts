@@ -94,7 +94,7 @@ const SERVE_ENV: [string, string][] = [
   ['SPHERE_WRITER_THREAD', "on|off: embedded workspaces run their writes' SQL on a thread of their own (default on)"],
   [
     'SPHERE_READER_THREADS',
-    "threads that run embedded workspaces' reads off the event loop, e.g. the cores; 0 runs them on it (default 0)",
+    "threads that run embedded workspaces' reads off the event loop; 0 runs them on it (default: the cores)",
   ],
   ['SPHERE_IMPACT_MIN_DOCS', 'a word gets an impact list once in this many entries and 1% of them (default 10000)'],
   ['SPHERE_IMPACT_UPKEEP_SECONDS', 'how often open workspaces get lists for newly frequent words; 0: off (60)'],

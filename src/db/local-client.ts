@@ -212,7 +212,9 @@ export class LocalClient implements Client {
   writeThread(): WriteChannel | null {
     if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
     if (!this.#walSync) return null;
-    this.#thread ??= writeThread().channel(this.#path, this.#timeout);
+    // A thread that stopped (it failed) is replaced, so that one failure is not every later write's.
+    if (this.#thread?.stopped) this.#thread.close();
+    if (!this.#thread || this.#thread.stopped) this.#thread = writeThread().channel(this.#path, this.#timeout);
     return this.#thread;
   }
 
@@ -738,10 +740,16 @@ function open(key, path, timeout, readOnly) {
 }
 // A closed database keeps its file open until its statements are collected; this thread
 // makes little garbage, so it collects them itself (as the request thread's own garbage would).
-const v8 = require('node:v8');
-v8.setFlagsFromString('--expose-gc');
-const collect = require('node:vm').runInNewContext('gc');
-v8.setFlagsFromString('--no-expose-gc');
+// V8's flags are the process's: several threads starting at once would unset the flag under
+// each other, so it is set and left set, and a thread that still finds no gc runs without.
+function gcFunction() {
+  require('node:v8').setFlagsFromString('--expose-gc');
+  for (let i = 0; i < 5; i++) {
+    try { return require('node:vm').runInNewContext('gc'); } catch {}
+  }
+  return () => {};
+}
+const collect = gcFunction();
 function close(key) {
   const c = connections.get(key);
   connections.delete(key);
@@ -944,7 +952,11 @@ class SqlThread {
     this.#users++;
     const opened = this.#call({ open: true, key, path, timeout, readOnly });
     let closed = false;
+    const thread = this;
     return {
+      get stopped() {
+        return thread.#stopped !== null;
+      },
       run: async (stmts) => {
         if (closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
         await opened;
@@ -1049,7 +1061,7 @@ class ReadChannels {
     for (const thread of readerThreads(this.#size)) if (!best || thread.load < best.load) best = thread;
     const thread = best!;
     let channel = this.#channels.get(thread);
-    if (!channel) {
+    if (!channel || channel.stopped) {
       channel = thread.channel(this.#path, this.#timeout, true);
       this.#channels.set(thread, channel);
     }
@@ -1071,6 +1083,8 @@ export interface WriteChannel {
    */
   run(stmts: readonly InStatement[]): Promise<ResultSet[]>;
   close(): void;
+  /** Its thread has stopped (it failed): every call is refused, and a new channel is needed. */
+  readonly stopped: boolean;
 }
 
 function plainStatement(s: InStatement): { sql: string; args: unknown } {

@@ -479,7 +479,7 @@ export class Writer {
    * whole group, as in #commitBatch.
    */
   async #commitOnThread(jobs: Job<unknown>[]): Promise<void> {
-    this.#channel ??= (this.#client as LocalClient).writeThread();
+    if (!this.#channel || this.#channel.stopped) this.#channel = (this.#client as LocalClient).writeThread();
     const channel = this.#channel;
     const withReads = jobs.some((j) => j.planned!.reads !== undefined);
     // Without reads its decisions wait for nothing, so it goes once the group before it is settled.
