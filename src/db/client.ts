@@ -62,10 +62,10 @@ export async function openClient(location: DatabaseLocation, opts: { readers?: n
   const path = location.url.slice('file:'.length);
   mkdirSync(dirname(path), { recursive: true });
   // Writers are serialized in-process, so a wait for the lock only covers other processes (a
-  // CLI maintenance command beside a running server); it waits on timers, off every thread.
-  // LocalClient puts the file in WAL mode and syncs every commit before it resolves (see
-  // there), and runs reads on the reader threads when it is given some.
-  return new LocalClient({ path, timeout: 5_000, concurrency: 4, readers: opts.readers ?? 0 });
+  // CLI maintenance command beside a running server); it waits on timers, off this thread.
+  // LocalClient puts the file in WAL mode (on the write thread) and syncs every commit
+  // before it resolves (see there), and runs reads on the reader threads when it has some.
+  return LocalClient.open({ path, timeout: 5_000, concurrency: 4, readers: opts.readers ?? 0 });
 }
 
 /**

@@ -175,20 +175,48 @@ export class LocalClient implements Client {
   #thread: WriteChannel | null = null;
   readonly #readers: ReadChannels | null;
 
-  constructor(opts: LocalClientOptions) {
+  /**
+   * A client whose first statement ran on the write thread: switching a new file to WAL
+   * needs it to itself for a moment, and the first read of a file a crashed process left
+   * behind recovers its log. Either may wait for another process's lock (a CLI import
+   * beside the server), and here it waits on timers there, never on the calling thread.
+   * `:memory:` has no file to wait for and is opened here.
+   */
+  static async open(opts: LocalClientOptions): Promise<LocalClient> {
+    if (opts.path === ':memory:') return new LocalClient(opts);
+    const channel = writeThread().channel(opts.path, opts.timeout ?? 5_000);
+    try {
+      const [result] = await channel.run(['PRAGMA journal_mode = WAL']);
+      return new LocalClient(opts, { wal: result?.rows[0]?.[0] === 'wal', channel });
+    } catch (error) {
+      channel.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Opens the file here, on the calling thread, which may wait for another process's
+   * lock: the server opens workspaces with `LocalClient.open`.
+   */
+  constructor(opts: LocalClientOptions, opened?: { wal: boolean; channel: WriteChannel }) {
     this.#path = opts.path;
     this.#timeout = opts.timeout ?? 5_000;
     this.#max = Math.max(1, opts.concurrency ?? 4);
-    // Fail fast if the file cannot be opened at all. Switching a new file to WAL needs it to
-    // itself for a moment, so this first statement may wait for another process in SQLite;
-    // a file already in WAL mode (any workspace the server has opened before) never waits.
-    const conn = this.#open(false);
-    conn.db.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#timeout)}`);
-    const mode = run(conn, { sql: 'PRAGMA journal_mode = WAL', args: [] }).rows[0]?.[0];
-    conn.db.exec('PRAGMA busy_timeout = 0');
-    this.#walSync = mode === 'wal' ? new GroupSync(() => this.#syncWal()) : null;
-    if (this.#walSync) conn.db.exec(WAL_PRAGMAS);
-    this.#idle.push(conn);
+    let wal: boolean;
+    if (opened) {
+      wal = opened.wal;
+      this.#thread = wal ? opened.channel : null;
+      if (!wal) opened.channel.close();
+    } else {
+      // Fail fast if the file cannot be opened at all.
+      const conn = this.#open(false);
+      conn.db.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#timeout)}`);
+      wal = run(conn, { sql: 'PRAGMA journal_mode = WAL', args: [] }).rows[0]?.[0] === 'wal';
+      conn.db.exec('PRAGMA busy_timeout = 0');
+      if (wal) conn.db.exec(WAL_PRAGMAS);
+      this.#idle.push(conn);
+    }
+    this.#walSync = wal ? new GroupSync(() => this.#syncWal()) : null;
     // Another file's connections would not see this one's (`:memory:`), nor could its commits be synced.
     const readers = this.#walSync ? Math.max(0, opts.readers ?? 0) : 0;
     this.#readers = readers > 0 ? new ReadChannels(this.#path, this.#timeout, readers) : null;
@@ -735,8 +763,9 @@ const COMMIT = /^\\s*COMMIT\\b/i;
 const connections = new Map();
 function open(key, path, timeout, readOnly) {
   const db = new Database(path, { timeout: 0 });
-  db.exec(readOnly ? 'PRAGMA query_only = ON' : 'PRAGMA synchronous = NORMAL');
-  connections.set(key, { db, path, timeout, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [], queue: [], parked: false });
+  // Set at the first call, where a file another process holds locked is waited for.
+  const init = readOnly ? 'PRAGMA query_only = ON' : 'PRAGMA synchronous = NORMAL';
+  connections.set(key, { db, path, timeout, init, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [], queue: [], parked: false });
 }
 // A closed database keeps its file open until its statements are collected; this thread
 // makes little garbage, so it collects them itself (as the request thread's own garbage would).
@@ -839,6 +868,7 @@ function call(c, m) {
   const results = [];
   let at = 0;
   try {
+    if (c.init) { c.db.exec(c.init); c.init = null; }
     for (; at < stmts.length; at++) results.push(runOne(c, stmts[at].sql, stmts[at].args));
   } catch (e) {
     if (c.db.inTransaction) { try { c.db.exec('ROLLBACK'); } catch {} }
