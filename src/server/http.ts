@@ -161,6 +161,13 @@ async function answerGraphQL(
     return;
   }
   if (refuseBody(req, res)) return;
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    // Nothing decodes bodies here: a compressed one would reach the parser as bytes, and
+    // one decoded would escape the size and nesting bounds above.
+    sendJsonError(res, 415, 'request bodies are read as sent: send them without Content-Encoding', 'BAD_USER_INPUT');
+    return;
+  }
   let body: Buffer;
   try {
     body = await readBody(req);
@@ -168,8 +175,7 @@ async function answerGraphQL(
     res.destroy();
     return;
   }
-  // An encoded body is Yoga's to decode; its size is bounded all the same.
-  if (req.headers['content-encoding'] === undefined && jsonNestsDeeper(body.toString('utf8'))) {
+  if (jsonNestsDeeper(body.toString('utf8'))) {
     sendJsonError(res, 400, TOO_DEEP, 'BAD_USER_INPUT');
   } else if (direct?.accepts(req)) {
     // As Yoga's answers do (useVaryOrigin): with origins listed, CORS headers depend on Origin.

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { budget } from '../helpers/budget.ts';
@@ -147,5 +148,23 @@ describe('a caller with a token', () => {
     const closed = new Promise<number>((r) => socket.once('close', (code) => r(code)));
     socket.send(`{"id":"1","type":"subscribe","payload":{"query":"{ count }","variables":{"x":${deep}}}}`);
     expect(await closed).toBe(4400);
+  });
+
+  it('reads bodies as sent: a compressed one is refused with its reason, not handed to a parser', async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const plain = JSON.stringify({ query: '{ count }' });
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...auth },
+      body: gzipSync(plain),
+    });
+    expect(res.status).toBe(415);
+    const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0]!.message).toMatch(/Content-Encoding/);
+    // `identity` is no encoding at all.
+    const identity = await post(plain, { ...auth, 'content-encoding': 'identity' });
+    expect(identity.status).toBe(200);
+    expect(JSON.parse(identity.text)).toEqual({ data: { count: 0 } });
   });
 });
