@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_BUDGET } from '../helpers/budget.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/cli.ts';
 import { type EmbeddingsServer, embeddingsUrl, freePort, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
@@ -94,8 +94,16 @@ describe('an http embedder that is down at start-up, with no dimension configure
         SPHERE_EMBEDDINGS_MODEL: 'late-model',
       });
       const origin = new URL(server.url).origin;
-      const warning = logLines(server).find((l) => String(l.msg).startsWith('embeddings unavailable'));
-      expect(warning?.msg).toMatch(
+      // Logged by the first attempt, which may end after the server is listening.
+      const warning = await vi.waitFor(
+        () => {
+          const line = logLines(server!).find((l) => String(l.msg).startsWith('embeddings unavailable'));
+          if (!line) throw new Error('no "embeddings unavailable" line yet');
+          return line;
+        },
+        { timeout: TEST_BUDGET / 2, interval: 50 },
+      );
+      expect(warning.msg).toMatch(
         /embeddings unavailable: embeddings endpoint unreachable \(fetch failed.*ECONNREFUSED/,
       );
       expect(server.output()).toMatch(/ {2}embeddings late-model \(unavailable: .*ECONNREFUSED.*retrying\)/);
