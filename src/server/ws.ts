@@ -78,6 +78,12 @@ function rejectUpgrade(socket: Socket, status: number, message: string, code: st
 function refuseDeepMessages(client: WebSocket): void {
   const on = client.on.bind(client);
   client.on = ((event: string, listener: (...args: unknown[]) => void) => {
+    // A frame over the size cap or one that breaks the protocol: ws has closed the socket
+    // with its code (1009, 1002) already; graphql-ws would also log it as a server fault.
+    if (event === 'error')
+      return on('error', (error: unknown) => {
+        if (!String((error as { code?: unknown })?.code).startsWith('WS_ERR_')) listener(error);
+      });
     if (event !== 'message') return on(event, listener);
     return on('message', (data: unknown, isBinary: unknown) => {
       if (jsonNestsDeeper(String(data))) client.close(4400, TOO_DEEP);
