@@ -1,5 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type SQL, sql } from 'drizzle-orm';
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
 import { checkRange, filterTags, LIMITS } from '../contract/limits.ts';
@@ -7,7 +6,7 @@ import { READ_DEFAULTS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
 import { jsonList, readTogether } from '../db/rows.ts';
-import type { EdgeRow, EntryRow } from '../db/schema.ts';
+import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmongQuery, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
@@ -23,8 +22,9 @@ import {
   recallBoostFactor,
   tagOverlapFactor,
 } from './rerank.ts';
-import { planSnippets } from './snippet.ts';
+import { planSnippets, snippetSource } from './snippet.ts';
 import { rewriteTemporal } from './temporal.ts';
+import { cpuTurn } from './turns.ts';
 import { searchVectors, type VectorArmResult, type VectorSource } from './vector.ts';
 
 export interface RecallInput {
@@ -67,7 +67,10 @@ export interface RecallExplain {
 }
 
 export interface RecallHitResult {
+  /** Its `content` is only the text's start when `contentCut` (whole with `full`). */
   entry: EntryRow;
+  /** Recall read the start of a long text only: whoever shows `content` reads it whole. */
+  contentCut: boolean;
   /** The entry's tags, sorted, and whether a SUPERSEDES edge points at it: read with it, for its fields. */
   tags: string[];
   superseded: boolean;
@@ -109,7 +112,9 @@ export interface VectorArmStatus {
 const AUTO_PATTERN_TAG = 'auto-pattern';
 
 interface Hydrated {
+  /** `content` is its first `snippetSource()` characters when `cut` (see hydrateQuery). */
   entry: EntryRow;
+  cut: boolean;
   /** Sorted, as the entry's `tags` field lists them. */
   tags: string[];
   /** The entry that supersedes this one, when a SUPERSEDES edge points at it. */
@@ -181,11 +186,24 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
   return hydrated(await db.all<Record<string, unknown>>(hydrateQuery(ids, prefilter)));
 }
 
+/** Every column of entries but its content, as `e.<name>`. */
+const ENTRY_COLUMNS_BUT_CONTENT = sql.raw(
+  Object.values(getTableColumns(entries))
+    .filter((c) => c.name !== 'content')
+    .map((c) => `e.${c.name}`)
+    .join(', '),
+);
+
 function hydrateQuery(ids: readonly string[], prefilter: SQL): SQL {
   // Correlated on e.id explicitly. The successor comes from the index of SUPERSEDES edges
   // alone: one probe per candidate, where the dst index read the row of every edge into it.
+  // A candidate's text is read as far as ranking and its snippet look (snippetSource): a
+  // hundred candidates of 100,000 characters would otherwise be 20 MB to move and collect
+  // on the thread that serves every request. Whole texts are read for the hits that need them.
+  const window = snippetSource();
   return sql`
-    SELECT e.*,
+    SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${window}) AS content,
+      length(e.content) > ${window} AS content_cut,
       (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.entry_id = e.id ORDER BY t.tag)) AS tags_json,
       (SELECT s.src FROM edges s INDEXED BY edges_supersedes_idx
         WHERE s.dst = e.id AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1) AS superseded_by
@@ -198,7 +216,8 @@ function hydrated(rows: Record<string, unknown>[]): Map<string, Hydrated> {
   for (const row of rows) {
     const entry = entryFromRow(row);
     const supersededBy = (row.superseded_by ?? null) as string | null;
-    out.set(entry.id, { entry, tags: JSON.parse(String(row.tags_json)) as string[], supersededBy });
+    const cut = Number(row.content_cut) === 1;
+    out.set(entry.id, { entry, cut, tags: JSON.parse(String(row.tags_json)) as string[], supersededBy });
   }
   return out;
 }
@@ -247,10 +266,10 @@ export async function recallEntries(
   vectors: VectorSource | null = null,
 ): Promise<RecallOutput> {
   const args = readArgs(input, now);
-  // Embedded reads answer without waiting on I/O, so the recalls of one document (15
-  // aliases are allowed) would otherwise run as one unbroken stretch of promise callbacks:
-  // each recall starts, and scores, on a turn of its own, and other requests run between.
-  await nextTurn();
+  // The recalls of one document (15 aliases are allowed), or of many requests, whose reads
+  // answer together would otherwise run as one unbroken stretch of callbacks: each recall
+  // starts, and scores, in a turn of its own, and other requests run between (see cpuTurn).
+  await cpuTurn();
   const { query, topK, full, asOf } = args;
   const { timeRange, queryUsed } = rewriteTemporal(query, asOf);
   const empty = () => emptyOutput(query, queryUsed, timeRange, full);
@@ -268,7 +287,10 @@ export async function recallEntries(
   // A query that is only a time phrase (maybe with a few stop words: "what happened last
   // week") lists that range, newest first.
   if (timeRange && (terms.length === 0 || onlyStopWords)) {
-    return listTimeRange(db, { query, queryUsed, timeRange, prefilter, topK, full, statuses, asOf });
+    return wholeTexts(
+      db,
+      await listTimeRange(db, { query, queryUsed, timeRange, prefilter, topK, full, statuses, asOf }),
+    );
   }
   const match = buildMatchExpression(terms);
   if (match === null) return empty();
@@ -279,14 +301,37 @@ export async function recallEntries(
   const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector, terms);
   if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
   const queryStems = [...new Set(terms.map(lightStem))];
-  await nextTurn();
+  await cpuTurn();
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   if (vector) guardHead(scored);
   keepBelowSuccessors(scored);
   const vectorOf = vector?.vectorOf;
   const mmrFloor = vectors?.mmrFloor;
-  const out = finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor });
+  const out = await wholeTexts(
+    db,
+    finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor }),
+  );
   return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
+}
+
+/**
+ * With `full`, snippets are whole texts: the hits whose text recall read only the start of
+ * are read whole, in one statement (at most topK of them).
+ */
+async function wholeTexts(db: Db, out: RecallOutput): Promise<RecallOutput> {
+  const cut = out.hits.filter((h) => h.contentCut);
+  if (out.budgetChars !== null || cut.length === 0) return out;
+  const rows = await db.all<{ id: string; content: string }>(
+    sql`SELECT id, content FROM entries WHERE id IN ${jsonList(cut.map((h) => h.entry.id))}`,
+  );
+  const whole = new Map(rows.map((r) => [r.id, r.content]));
+  const hits = out.hits.map((h) => {
+    const content = h.contentCut ? whole.get(h.entry.id) : undefined;
+    // Forgotten meanwhile: the hit keeps what recall read.
+    if (content === undefined) return h;
+    return { ...h, entry: { ...h.entry, content }, contentCut: false, snippet: content, truncated: false };
+  });
+  return { ...out, hits, usedChars: hits.reduce((n, h) => n + h.snippet.length, 0) };
 }
 
 function armStatus(vector: VectorArmResult, scored: readonly Scored[]): VectorArmStatus {
@@ -579,6 +624,9 @@ function finish(input: FinishInput): RecallOutput {
     picked.map((s) => s.hydrated.entry.content),
     new Set(input.queryStems),
     full,
+    policy,
+    // A cut text goes on past its window: its snippet ends with a mark.
+    picked.map((s) => (s.hydrated.cut ? Number.POSITIVE_INFINITY : s.hydrated.entry.content.length)),
   );
   const hits = picked.map((s, i) => toHit(s, i + 1, plan.snippets[i]!));
   return {
@@ -599,6 +647,7 @@ function finish(input: FinishInput): RecallOutput {
 function toHit(s: Scored, rank: number, snippet: { text: string; truncated: boolean }): RecallHitResult {
   return {
     entry: s.hydrated.entry,
+    contentCut: s.hydrated.cut,
     tags: s.hydrated.tags,
     superseded: s.hydrated.supersededBy !== null,
     rank,

@@ -47,8 +47,10 @@ export function makeSnippet(
   stems: ReadonlySet<string>,
   limit: number,
   policy: RankingPolicy = RANKING_POLICY,
+  length: number = content.length,
 ): Snippet {
-  if (content.length <= limit) return { text: content, truncated: false };
+  // `content` may be the start of a longer text of `length` characters (see snippetSource).
+  if (length <= limit) return { text: content, truncated: false };
   if (limit <= 0) return { text: '', truncated: true };
   const mark = policy.snippet.ellipsis;
   // Too small for marks around a window: plain cut.
@@ -68,11 +70,11 @@ export function makeSnippet(
   }
   // Some lead-in before the first matched word gives it context.
   let start = Math.max(0, anchor - Math.floor(limit * 0.15));
-  const room = (s: number, e: number) => limit - (s > 0 ? mark.length : 0) - (e < content.length ? mark.length : 0);
-  let end = Math.min(content.length, start + limit - (start > 0 ? mark.length : 0));
-  if (end >= content.length) {
+  const room = (s: number, e: number) => limit - (s > 0 ? mark.length : 0) - (e < length ? mark.length : 0);
+  let end = Math.min(length, start + limit - (start > 0 ? mark.length : 0));
+  if (end >= length) {
     // The window reaches the end: spend the unused room before it instead.
-    end = content.length;
+    end = length;
     start = Math.max(0, end - (limit - mark.length));
   }
   end = Math.min(end, start + room(start, end));
@@ -82,16 +84,16 @@ export function makeSnippet(
     const space = content.slice(start, anchor).search(/\s/u);
     if (space >= 0 && space < 40) start += space + 1;
   }
-  if (end < content.length && /[\p{L}\p{N}]/u.test(content[end]!)) {
+  if (end < length && /[\p{L}\p{N}]/u.test(content[end]!)) {
     const lastSpace = content.slice(start, end).search(/\s\S*$/u);
     if (lastSpace > (end - start) * 0.6) end = start + lastSpace;
   }
   // Never split a surrogate pair.
-  if (end < content.length && /[\uD800-\uDBFF]/.test(content[end - 1] ?? '')) end--;
+  if (end < length && /[\uD800-\uDBFF]/.test(content[end - 1] ?? '')) end--;
   if (start > 0 && /[\uDC00-\uDFFF]/.test(content[start] ?? '')) start++;
 
   const body = content.slice(start, end).trim();
-  const text = `${start > 0 ? mark : ''}${body}${end < content.length ? mark : ''}`;
+  const text = `${start > 0 ? mark : ''}${body}${end < length ? mark : ''}`;
   return { text, truncated: true };
 }
 
@@ -101,6 +103,16 @@ export interface SnippetPlan {
   usedChars: number;
   /** The total budget, or null with `full`. */
   budgetChars: number | null;
+}
+
+/**
+ * How much of an entry's start its snippet can need: matches are looked for in the first
+ * `snippetWindowChars` characters, and a window of at most `topChars` is cut around one (a
+ * few characters more, to see whether the cut splits a word). Recall reads this much of each
+ * candidate, not whole texts of up to 100,000 characters.
+ */
+export function snippetSource(policy: RankingPolicy = RANKING_POLICY): number {
+  return policy.text.snippetWindowChars + policy.snippet.topChars + 64;
 }
 
 /**
@@ -116,6 +128,7 @@ export function planSnippets(
   stems: ReadonlySet<string>,
   full: boolean,
   policy: RankingPolicy = RANKING_POLICY,
+  lengths: readonly number[] = contents.map((c) => c.length),
 ): SnippetPlan {
   if (full) {
     const snippets = contents.map((text) => ({ text, truncated: false }));
@@ -125,7 +138,7 @@ export function planSnippets(
   let left = totalChars;
   const snippets = contents.map((content, i) => {
     const limit = Math.min(i < topCount ? topChars : otherChars, left);
-    const snippet = makeSnippet(content, stems, limit, policy);
+    const snippet = makeSnippet(content, stems, limit, policy, lengths[i]);
     left -= snippet.text.length;
     return snippet;
   });

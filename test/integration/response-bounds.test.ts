@@ -202,6 +202,30 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
     expect((await t.gqlOk(normal, {}, { workspace: ws })).recent).toHaveLength(10);
   }
 
+  it('recall reads long texts only as far as it ranks them, and shows them whole where asked', async () => {
+    // The matched word lies past the first 24,000 characters recall reads of a candidate.
+    const [id] = await captureIds('bounds-long', [
+      `kingfisher report `.padEnd(60_000, 'lorem ipsum ') + 'the heron tail '.padEnd(BIG - 60_000, 'dolor sit '),
+    ]);
+    const q =
+      'query($full: Boolean) { recall(query: "kingfisher heron", full: $full) { hits { entry { id content } snippet truncated } usedChars budgetChars } }';
+    const { recall } = await t.gqlOk(q, { full: false }, { workspace: 'bounds-long' });
+    const [hit] = recall.hits;
+    expect(hit.entry.id).toBe(id);
+    expect(hit.entry.content).toHaveLength(BIG);
+    expect(hit.entry.content).toContain('the heron tail');
+    expect(hit.truncated).toBe(true);
+    expect(hit.snippet.length).toBeLessThanOrEqual(4_000);
+    expect(hit.snippet.startsWith('kingfisher report')).toBe(true);
+    expect(hit.snippet.endsWith('…')).toBe(true);
+    expect(recall.usedChars).toBe(hit.snippet.length);
+    const full = (await t.gqlOk(q, { full: true }, { workspace: 'bounds-long' })).recall;
+    expect(full.budgetChars).toBeNull();
+    expect(full.hits[0].snippet).toBe(hit.entry.content);
+    expect(full.hits[0].truncated).toBe(false);
+    expect(full.usedChars).toBe(BIG);
+  });
+
   it('over a plain JSON POST, while a normal answer of 1 MB still comes whole', async () => {
     const whole = await t.gqlOk(normal, {}, { workspace: ws });
     expect(whole.recent.map((e: { content: string }) => e.content.length)).toEqual(Array(10).fill(BIG));

@@ -28,6 +28,12 @@ import {
 import { NodeRef, VALUE } from './node.ts';
 
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
+
+/**
+ * Entries whose `content` holds only the start of their text (recall reads no more of a
+ * candidate than ranking needs): their `content` field reads the whole text.
+ */
+export const CUT_CONTENT = new WeakSet<EntryRow>();
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 // Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
 export const NeighborRef = builder.objectRef<Connection>('Neighbor');
@@ -76,7 +82,11 @@ EntryRef.implement({
     id: t.exposeID('id', {
       description: 'Opaque id, unique across workspaces and never reused; also its global id for `node`.',
     }),
-    content: t.exposeString('content', { description: 'The memory text.' }),
+    content: t.string({
+      description: 'The memory text.',
+      resolve: (e, _args, ctx) =>
+        CUT_CONTENT.has(e) ? ctx.loaders.entry.load(e.id).then((whole) => whole?.content ?? e.content) : e.content,
+    }),
     source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
     kind: t.field({
       type: EntryKindEnum,

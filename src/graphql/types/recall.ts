@@ -4,7 +4,7 @@ import { type RecallHitResult, type RecallOutput, recallEntries } from '../../re
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
 import { EdgeRef } from './edge.ts';
-import { EntryRef } from './entry.ts';
+import { CUT_CONTENT, EntryRef } from './entry.ts';
 import { ClaimTagEnum, EntryKindEnum, EntryStatusEnum, RecallArmEnum, VolatilityEnum } from './enums.ts';
 import { VALUE } from './node.ts';
 
@@ -201,7 +201,8 @@ builder.queryFields((t) => ({
       ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
       // The hits' fields read what recall already read with them (one snapshot, no more statements).
       for (const hit of result.hits) {
-        ctx.loaders.entry.prime(hit.entry.id, hit.entry);
+        if (hit.contentCut) CUT_CONTENT.add(hit.entry);
+        else ctx.loaders.entry.prime(hit.entry.id, hit.entry);
         ctx.loaders.tags.prime(hit.entry.id, hit.tags);
         ctx.loaders.superseded.prime(hit.entry.id, hit.superseded);
       }
