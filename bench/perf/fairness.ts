@@ -52,6 +52,8 @@ export interface FairnessResult {
   /** Captures per second the flood writers achieved, and flood events instance A delivered per second. */
   floodCapturesPerSecond: number;
   floodMessagesPerSecond: number;
+  /** Flood subscriptions the server ended as too slow (the bench's thread fell behind), each resubscribed. */
+  floodEnded: number;
   /** Instance A's event-loop delay during the flood windows. */
   loop: LoopDelay;
   /**
@@ -120,6 +122,10 @@ const { WebSocket } = require(workerData.wsModule);
 const { wsUrl, writeUrl, subscribers, writers, capture } = workerData;
 let messages = 0;
 let captures = 0;
+// Subscriptions the server ended as too slow (this thread could not read fast enough): each
+// subscribes again at once, as a client would, so A keeps its 150 subscribers.
+let ended = 0;
+const QUERY = 'subscription { events { seq type entry { id content } } }';
 let writing = false;
 const sockets = [];
 function open() {
@@ -129,9 +135,16 @@ function open() {
     ws.once('error', reject);
     ws.once('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { workspace: 'flood' } })));
     ws.on('message', (data) => {
-      if (data[2] === 0x69) { messages++; return; }
+      if (data[2] === 0x69) {
+        if (data.includes('"type":"next"') && !data.includes('"errors"')) { messages++; return; }
+        if (data.includes('"type":"next"') || data.includes('"type":"error"')) {
+          ended++;
+          ws.send(JSON.stringify({ id: 'again' + ended, type: 'subscribe', payload: { query: QUERY } }));
+        }
+        return;
+      }
       if (data.toString().includes('connection_ack')) {
-        ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { events { seq type entry { id content } } }' } }));
+        ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: QUERY } }));
         setTimeout(resolve, 50);
       }
     });
@@ -151,13 +164,13 @@ parentPort.on('message', async (msg) => {
   if (msg === 'open') { for (let i = 0; i < subscribers; i++) await open(); parentPort.postMessage({ opened: true }); }
   else if (msg === 'start') { writing = true; running = Array.from({ length: writers }, (_, w) => write(w)); parentPort.postMessage({ started: true }); }
   else if (msg === 'stop') { writing = false; await Promise.all(running); parentPort.postMessage({ stopped: true, messages, captures }); }
-  else if (msg === 'count') { parentPort.postMessage({ messages, captures }); }
+  else if (msg === 'count') { parentPort.postMessage({ messages, captures, ended }); }
   else if (msg === 'close') { for (const ws of sockets) ws.terminate(); parentPort.postMessage({ closed: true }); }
 });
 `;
 
 /** Sends `message` to the flood worker and waits for its answer. */
-function ask(worker: Worker, message: string): Promise<{ messages?: number; captures?: number }> {
+function ask(worker: Worker, message: string): Promise<{ messages?: number; captures?: number; ended?: number }> {
   return new Promise((resolve) => {
     worker.once('message', resolve);
     worker.postMessage(message);
@@ -352,6 +365,7 @@ export async function measureFairness(opts: {
       floodMessagesPerSecond: floodMessages / (floodMs / 1000),
       loop: loop ?? { p50: 0, p99: 0, max: 0 },
       fanout: { flood: fanoutOf(metrics, 'flood'), quiet: fanoutOf(metrics, 'quiet') },
+      floodEnded: (await ask(flood, 'count')).ended ?? 0,
     };
   } finally {
     for (const ws of sockets) ws.terminate();
@@ -381,7 +395,7 @@ export function printFairness(r: FairnessResult | null): void {
     `  cpu during the flood: A ${r.cpu.a.toFixed(0)}%, B ${r.cpu.b.toFixed(0)}% of a core; load average ${r.load.start.toFixed(1)} → ${r.load.end.toFixed(1)}`,
   );
   console.log(
-    `  flood ${r.floodCapturesPerSecond.toFixed(0)} captures/s, ${r.floodMessagesPerSecond.toFixed(0)} messages/s delivered; A's loop delay p99 ${ms(r.loop.p99)} max ${ms(r.loop.max)}`,
+    `  flood ${r.floodCapturesPerSecond.toFixed(0)} captures/s, ${r.floodMessagesPerSecond.toFixed(0)} messages/s delivered, ${r.floodEnded} subscriptions ended as too slow (resubscribed); A's loop delay p99 ${ms(r.loop.p99)} max ${ms(r.loop.max)}`,
   );
   for (const ws of ['flood', 'quiet'] as const) {
     const f = r.fanout[ws];
