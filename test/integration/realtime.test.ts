@@ -260,6 +260,8 @@ describe('fan-out across workspaces', () => {
         }),
       );
     }
+    // The quiet workspace exists before the flood: its write below opens no database.
+    await capture('rt-quiet', 'an earlier quiet note');
     let floodReceivedWhenQuietArrived = -1;
     const quietArrived = new Promise<void>((resolve) => {
       void seqSubscriber(t.wsUrl, 'rt-quiet', () => {
