@@ -16,7 +16,8 @@
  *      recalls them (topK 50) while another workspace runs its recall mix
  *   g. CLI start-up (help, token list, check)  vs `node -e ''` (alone: --only startup)
  *   h. the reader pool: recall throughput vs one reader thread, latency vs reads on the loop,
- *      the loop's longest stall over the first 100 recalls from a cold start (perf/readers.ts)
+ *      the loop's longest stall over the first 100 recalls from a cold start: a fresh server
+ *      process on a fresh copy of the file, its pages dropped from the OS cache (perf/readers.ts)
  *   i. fan-out fairness: a quiet workspace's event latency while 150 subscribers of another
  *      workspace are flooded, vs without the flood (two instances and Redis; alone: --only fairness)
  *   j. the hostile mix (bench/hostile-mix.ts): an honest client alone, then beside another
@@ -835,6 +836,18 @@ function targetsFor(r: SizeResult): TargetRow[] {
   if (r.fanout) {
     const x = r.fanout.ours.p99 / r.fanout.bare.p99;
     add('fan-out p99 ours/bare', x, '≤ 3.0×', x <= 3.0);
+  }
+  if (r.readers) {
+    const { coldStart } = r.readers;
+    // The target is stated at 1M entries; smaller sizes show the same measure.
+    rows.push({
+      size: r.label,
+      target: `event-loop max, first ${coldStart.recalls} recalls from a cold start (ms)`,
+      value: coldStart.loopMaxMs,
+      limit: '≤ 100',
+      pass: coldStart.loopMaxMs <= 100,
+      binding: r.size >= 1_000_000,
+    });
   }
   const rss = Math.max(r.rss.afterLoadMb ?? 0, r.rss.afterQueriesMb ?? 0);
   add('server RSS after load+queries (MB)', rss, '≤ 256', rss <= 256);

@@ -11,7 +11,8 @@
  * Each configuration gets a server of its own; throughput and latency runs alternate between
  * configurations, so drift on a busy machine falls on both alike.
  */
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, fdatasyncSync, openSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { copyTemplate } from './load.ts';
@@ -23,6 +24,7 @@ import {
   pool,
   type ServerChild,
   scrapeLoopDelay,
+  sleep,
   startServer,
   summarize,
 } from './util.ts';
@@ -37,18 +39,79 @@ export interface ReadersResult {
   /** One recall at a time: the pool against reads on the event loop, and the ratio of their p50s. */
   latency: { pool: LatencySummary; onLoop: LatencySummary; ratio: number };
   /** From a cold start (fresh server, fresh file copy): the event loop's delay over the first 100 recalls. */
-  coldStart: { recalls: number; loopMaxMs: number; loopP99Ms: number; recallP99Ms: number };
+  coldStart: ColdStart;
+}
+
+export interface ColdStart {
+  recalls: number;
+  /** Whether the copy's pages were dropped from the OS page cache first (else the copy left them cached). */
+  fileCacheDropped: boolean;
+  /** The server's event-loop delay over the recalls (monitorEventLoopDelay, on /metrics). */
+  loopMaxMs: number;
+  loopP99Ms: number;
+  /** A /health request every 10 ms beside the recalls: what a client of another workspace waits. */
+  health: LatencySummary;
+  /** The first recall (it opens the workspace: connection, migrations check, impact index). */
+  firstRecallMs: number;
+  recallP99Ms: number;
+  recallMaxMs: number;
+}
+
+/**
+ * Drops a file's pages from the OS page cache, so the server that opens it next reads it
+ * from disk: synced first (a copy just written is all dirty pages, which stay cached), then
+ * `dd iflag=nocache count=0` (GNU coreutils; POSIX_FADV_DONTNEED on the whole file, which
+ * needs no privileges). False where that is not available: the file then stays cached.
+ */
+export function dropFromPageCache(file: string): boolean {
+  const fd = openSync(file, 'r+');
+  try {
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const dd = spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: 'ignore' });
+  return dd.status === 0;
+}
+
+/** GET /health every `everyMs` until stopped; the latencies of those answered. */
+function probeHealth(url: string, everyMs: number): { stop(): Promise<number[]> } {
+  const samples: number[] = [];
+  const health = new URL('/health', url);
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      try {
+        await (await fetch(health)).arrayBuffer();
+        samples.push(performance.now() - t0);
+      } catch {
+        // A refused probe is not a latency; the recalls report their own failures.
+      }
+      await sleep(Math.max(0, everyMs - (performance.now() - t0)));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
 }
 
 interface Running {
   server: ServerChild;
+  /** Whether the file's pages were dropped from the OS cache before the server started. */
+  dropped: boolean;
   api: GqlClient;
   stop(): Promise<void>;
 }
 
-async function serve(template: string, dir: string, readers: number): Promise<Running> {
+async function serve(template: string, dir: string, readers: number, cold = false): Promise<Running> {
   rmSync(dir, { recursive: true, force: true });
-  copyTemplate(template, dir, WORKSPACE);
+  const file = copyTemplate(template, dir, WORKSPACE);
+  const dropped = cold && dropFromPageCache(file);
   const server = await startServer({
     dataDir: dir,
     logFile: join(dir, 'server.log'),
@@ -58,6 +121,7 @@ async function serve(template: string, dir: string, readers: number): Promise<Ru
   return {
     server,
     api,
+    dropped,
     stop: async () => {
       api.close();
       await server.stop();
@@ -91,18 +155,37 @@ export async function measureReaders(
   log: (line: string) => void,
 ): Promise<ReadersResult> {
   const threads = availableParallelism();
-  // Cold start first, before the other servers have read the file into the OS cache.
-  const cold = await serve(template, join(workDir, 'readers-cold'), threads);
-  let coldStart: ReadersResult['coldStart'];
+  // Cold start first: a fresh server process on a fresh copy whose pages are dropped from the
+  // OS cache, so the first recalls read the file from disk as after a reboot.
+  const cold = await serve(template, join(workDir, 'readers-cold'), threads, true);
+  let coldStart: ColdStart;
   try {
     await scrapeLoopDelay(cold.server.url);
+    const probe = probeHealth(cold.server.url, 10);
     const first = queries.slice(0, 100);
     const ms = await oneAtATime(cold.api, first);
+    const health = summarize(await probe.stop());
     const loop = await scrapeLoopDelay(cold.server.url);
-    coldStart = { recalls: first.length, loopMaxMs: loop.max, loopP99Ms: loop.p99, recallP99Ms: summarize(ms).p99 };
+    const recalls = summarize(ms);
+    coldStart = {
+      recalls: first.length,
+      fileCacheDropped: cold.dropped,
+      loopMaxMs: loop.max,
+      loopP99Ms: loop.p99,
+      health,
+      firstRecallMs: ms[0] ?? Number.NaN,
+      recallP99Ms: recalls.p99,
+      recallMaxMs: recalls.max,
+    };
   } finally {
     await cold.stop();
   }
+  log(
+    `  cold start (fresh process, file ${coldStart.fileCacheDropped ? 'dropped from the OS cache' : 'left in the OS cache: could not drop it'}), ` +
+      `first ${coldStart.recalls} recalls: loop delay max ${coldStart.loopMaxMs.toFixed(0)} ms p99 ${coldStart.loopP99Ms.toFixed(0)} ms (target max <= 100); ` +
+      `/health every 10 ms p99 ${coldStart.health.p99.toFixed(0)} ms max ${coldStart.health.max.toFixed(0)} ms (${coldStart.health.n}); ` +
+      `first recall ${coldStart.firstRecallMs.toFixed(0)} ms, recall p99 ${coldStart.recallP99Ms.toFixed(0)} ms max ${coldStart.recallMaxMs.toFixed(0)} ms`,
+  );
 
   const configs = {
     pool: await serve(template, join(workDir, 'readers-pool'), threads),
@@ -137,7 +220,7 @@ export async function measureReaders(
       `  reader pool (${threads} threads): recall ${CLIENTS} clients ${result.throughput.pool.toFixed(0)}/s vs one reader ` +
         `${result.throughput.one.toFixed(0)}/s = ${result.throughput.ratio.toFixed(2)}x (target >= 1.6x); ` +
         `one at a time p50 ${pooled.p50.toFixed(2)} ms vs on the loop ${onLoop.p50.toFixed(2)} ms = ${result.latency.ratio.toFixed(2)}x (target <= 1.1x); ` +
-        `cold start, first ${coldStart.recalls} recalls: loop max ${coldStart.loopMaxMs.toFixed(0)} ms (target <= 100)`,
+        `cold start loop max ${coldStart.loopMaxMs.toFixed(0)} ms (target <= 100)`,
     );
     return result;
   } finally {

@@ -23,6 +23,7 @@ import { Rechecks } from './rechecks.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
 import { startSemantic } from './semantic.ts';
 import { loadTrustedDocuments } from './trusted-documents.ts';
+import { warmUp } from './warm-up.ts';
 import { attachWebSockets } from './ws.ts';
 import { createGraphQLHandler, GRAPHQL_PATH, TOKEN_RECHECK_MS } from './yoga.ts';
 
@@ -257,6 +258,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
       if (!sink.semantic()) sink.set(await startSemantic(config, logger));
       if (!sink.llm()) sink.setLlm(startLlm(config, logger, sink.semantic, (id) => registry.exists(id)));
       upkeep.start();
+      warmUp(yoga);
       return listen(http, config);
     },
     stop: () => {

@@ -230,3 +230,59 @@ describe('shared live subscriptions', () => {
     await bc.dispose();
   });
 });
+
+/** A raw graphql-transport-ws subscriber of `events { seq }` that records each seq it receives. */
+async function seqSubscriber(wsUrl: string, workspace: string, onSeq: (seq: number) => void): Promise<WebSocket> {
+  const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
+  await new Promise((r) => socket.once('open', r));
+  socket.send(JSON.stringify({ type: 'connection_init', payload: { workspace } }));
+  await new Promise((r) => socket.once('message', r));
+  socket.on('message', (data: Buffer) => {
+    const seq = /"seq":(\d+)/.exec(data.toString())?.[1];
+    if (seq) onSeq(Number(seq));
+  });
+  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { events { seq } }' } }));
+  return socket;
+}
+
+describe('fan-out across workspaces', () => {
+  it("delivers a quiet workspace's event while a flooded workspace's backlog is still going out, and every flood subscriber gets every event once, in order", async () => {
+    const SUBSCRIBERS = 100;
+    const EVENTS = 200;
+    const got: number[][] = Array.from({ length: SUBSCRIBERS }, () => []);
+    let floodReceived = 0;
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      sockets.push(
+        await seqSubscriber(t.wsUrl, 'rt-flooded', (seq) => {
+          got[i]?.push(seq);
+          floodReceived++;
+        }),
+      );
+    }
+    // The quiet workspace exists before the flood: its write below opens no database.
+    await capture('rt-quiet', 'an earlier quiet note');
+    let floodReceivedWhenQuietArrived = -1;
+    const quietArrived = new Promise<void>((resolve) => {
+      void seqSubscriber(t.wsUrl, 'rt-quiet', () => {
+        floodReceivedWhenQuietArrived = floodReceived;
+        resolve();
+      }).then((s) => sockets.push(s));
+    });
+    await settle(300);
+
+    // 200 events to 100 subscribers: 20,000 sends queue up for the flooded workspace at once.
+    await bulkCapture('rt-flooded', EVENTS, 'flood');
+    await capture('rt-quiet', 'one quiet note');
+    await quietArrived;
+    const total = SUBSCRIBERS * EVENTS;
+    // The quiet event went out at its workspace's next turn, not behind the flood's backlog.
+    expect(floodReceivedWhenQuietArrived).toBeLessThan(total / 2);
+
+    const deadline = Date.now() + 60_000;
+    while (floodReceived < total && Date.now() < deadline) await settle(100);
+    const expected = Array.from({ length: EVENTS }, (_, i) => i + 1);
+    for (const seqs of got) expect(seqs).toEqual(expected);
+    for (const s of sockets) s.terminate();
+  }, 120_000);
+});
