@@ -22,7 +22,7 @@ const BAR_COLORS: Record<string, string> = {
   UNKNOWN: '#868e96',
 };
 
-function bars(title: string, rows: CountBy[]): HTMLElement {
+function bars(title: string, rows: Pick<CountBy, 'key' | 'count'>[]): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.count));
   return h(
     'section',
