@@ -69,7 +69,11 @@ describe('the dashboard on a server that runs only the client package’s docume
     });
     expect((await run(BriefDocument, {})).brief.stats.entries).toBe(1);
     expect((await run(RecentEntriesDocument, { n: 5 })).recent.map((e) => e.id)).toEqual([id]);
-    expect(await run(LastEventSeqDocument, {})).toEqual({ lastEventSeq: 1, stats: { workspace: ws } });
+    expect(await run(LastEventSeqDocument, {})).toEqual({
+      __typename: 'Query',
+      lastEventSeq: 1,
+      stats: { __typename: 'Stats', workspace: ws },
+    });
   });
 });
 
