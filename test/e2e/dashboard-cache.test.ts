@@ -105,9 +105,9 @@ describe.skipIf(!chromiumAvailable())('the dashboard on the client package’s c
     await page.goto(`${srv.origin}/#/entries?size=25`);
     const summary = page.locator('#entries-summary');
     await expect.poll(() => summary.textContent(), SHOWN).toBe('Entries 1–25 of 31.');
-    const firstRows = await page.locator('#entries-table tbody tr').evaluateAll((rows) =>
-      rows.map((r) => r.getAttribute('data-entry-id')),
-    );
+    const firstRows = await page
+      .locator('#entries-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-entry-id')));
     expect(firstRows).toHaveLength(25);
     await page.locator('#entries-next').click();
     await expect.poll(() => summary.textContent(), SHOWN).toBe('Entries 26–31 of 31.');
@@ -115,7 +115,9 @@ describe.skipIf(!chromiumAvailable())('the dashboard on the client package’s c
     await page.locator('#entries-prev').click();
     await expect.poll(() => summary.textContent(), SHOWN).toBe('Entries 1–25 of 31.');
     expect(
-      await page.locator('#entries-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-entry-id'))),
+      await page
+        .locator('#entries-table tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-entry-id'))),
     ).toEqual(firstRows);
     expect(count(sent, 'Entries'), 'the page seen before is read from the cache').toBe(entriesRead);
 
@@ -154,7 +156,8 @@ describe.skipIf(!chromiumAvailable())('the dashboard on the client package’s c
     await page.goto(`${srv.origin}/#/graph?ids=${decision}&hops=1`);
     await expect
       .poll(
-        () => page.evaluate(() => (window as unknown as { __cy?: { nodes(): { length: number } } }).__cy?.nodes().length),
+        () =>
+          page.evaluate(() => (window as unknown as { __cy?: { nodes(): { length: number } } }).__cy?.nodes().length),
         SHOWN,
       )
       .toBe(2);
