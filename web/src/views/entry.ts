@@ -136,12 +136,21 @@ export const entryView: View = async (app, route, root, signal) => {
   };
   const layout = entryLayout(page, signal);
 
+  let shown: string | null = null;
   const show = (entry: EntryDetail | null) => {
     if (signal.aborted || forgotten) return;
+    // The cache answers again whenever something the page reads is written, often with the same
+    // data (an event that carried the entry as it is): redrawing then would only take the user's focus.
+    const drawn = JSON.stringify(entry);
+    if (drawn === shown) return;
+    shown = drawn;
     current = entry;
     if (entry) {
       app.live.remember(entry.id, entry.content);
+      // The forms are built once and put back in place, so what the user was typing in keeps its focus.
+      const focused = body.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
       replace(body, layout.render(entry));
+      if (focused && body.contains(focused)) focused.focus({ preventScroll: true });
       layout.mounted();
     } else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
   };
