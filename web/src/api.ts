@@ -50,6 +50,11 @@ export class DocumentSender {
     return { query: document.text, variables: vars };
   }
 
+  /** Whether documents already go by hash (a refusal can no longer switch them). */
+  get sendsHashes(): boolean {
+    return this.byHash;
+  }
+
   /** Whether a refusal with this code means the same document should be sent again, by hash. */
   switchesToHash(code: string | undefined): boolean {
     if (code !== 'PERSISTED_QUERY_ONLY' || this.byHash) return false;
@@ -116,6 +121,7 @@ function sessionFetch(session: () => Session, sender: DocumentSender): typeof fe
     });
   return async (url, init) => {
     const response = await send(url, init);
+    if (sender.sendsHashes) return response;
     const refusal = (await response
       .clone()
       .json()
@@ -131,8 +137,7 @@ function sessionFetch(session: () => Session, sender: DocumentSender): typeof fe
  * UNAUTHENTICATED, so the dashboard can ask for a token.
  */
 export function createApi(session: () => Session, onUnauthenticated: () => void, sender: DocumentSender): Api {
-  const api: Api = { client: null as unknown as Client, gql: null as unknown as Gql, socket: null };
-  api.client = new Client({
+  const client = new Client({
     url: GRAPHQL_PATH,
     requestPolicy: 'cache-first',
     // Every request is a POST whose body the fetch below rewrites to the manifest's text or hash.
@@ -144,6 +149,7 @@ export function createApi(session: () => Session, onUnauthenticated: () => void,
       subscriptionExchange({
         forwardSubscription: (request) => ({
           subscribe: (sink) => {
+            // Asked for only once LiveEvents has connected, which sets the socket.
             const socket = api.socket;
             if (!socket) {
               sink.error(new Error('no live connection'));
@@ -172,8 +178,8 @@ export function createApi(session: () => Session, onUnauthenticated: () => void,
     const vars = (variables ?? {}) as AnyVariables;
     const source =
       document.kind === 'mutation'
-        ? api.client.mutation<R>(document.text, vars)
-        : api.client.query<R>(document.text, vars, requestPolicy ? { requestPolicy } : undefined);
+        ? client.mutation<R>(document.text, vars)
+        : client.query<R>(document.text, vars, requestPolicy ? { requestPolicy } : undefined);
     return settle(await source.toPromise());
   };
   const gql = (<R, V>(document: Document<R, V>, ...[variables]: VariablesOf<V>) => run(document, variables)) as Gql;
@@ -185,16 +191,19 @@ export function createApi(session: () => Session, onUnauthenticated: () => void,
     onError: (error: ApiError) => void,
     signal: AbortSignal,
   ) => {
-    const { unsubscribe } = api.client.query<R, V>(document.text, variables).subscribe((result) => {
+    const { unsubscribe } = client.query<R, V>(document.text, variables).subscribe((result) => {
       if (signal.aborted) return;
+      let data: R;
       try {
-        onData(settle(result));
+        data = settle(result);
       } catch (error) {
         onError(error as ApiError);
+        return;
       }
+      onData(data);
     });
     signal.addEventListener('abort', unsubscribe);
   };
-  api.gql = gql;
+  const api: Api = { client, gql, socket: null };
   return api;
 }
