@@ -176,6 +176,11 @@ describe.skipIf(!chromiumAvailable())('the dashboard on the client package’s c
     await forgotten.waitFor(SHOWN);
     await expect.poll(() => forgotten.textContent(), SHOWN).toContain('failover runbook');
 
+    // Back on the entry page: the edge to the forgotten entry is gone, though no event carried that page's data.
+    await page.goto(`${srv.origin}/#/entry/${decision}`);
+    await expect.poll(() => content.textContent(), SHOWN).toContain('Postgres 16');
+    await page.locator('#connections').waitFor({ state: 'detached', ...SHOWN });
+
     // Stats and the brief, after the forget.
     await page.getByRole('link', { name: 'Stats' }).click();
     await expect.poll(() => page.locator('#stats-numbers').textContent(), SHOWN).toContain('30entries');

@@ -85,7 +85,8 @@ export interface Gql {
   fresh<R, V>(document: Document<R, V>, ...variables: VariablesOf<V>): Promise<R>;
   /**
    * Shows a query's data as the cache has it, now and after every change to it (a write's result, an
-   * invalidation that refetched, an event that carried an entity), until `signal` aborts.
+   * invalidation that refetched, an event that carried an entity), until `signal` aborts. The first
+   * read follows `requestPolicy` (cache-and-network: what the cache has at once, then the server's).
    */
   watch<R, V extends AnyVariables>(
     document: Document<R, V>,
@@ -93,6 +94,7 @@ export interface Gql {
     onData: (data: R) => void,
     onError: (error: ApiError) => void,
     signal: AbortSignal,
+    requestPolicy?: RequestPolicy,
   ): void;
 }
 
@@ -190,8 +192,10 @@ export function createApi(session: () => Session, onUnauthenticated: () => void,
     onData: (data: R) => void,
     onError: (error: ApiError) => void,
     signal: AbortSignal,
+    requestPolicy?: RequestPolicy,
   ) => {
-    const { unsubscribe } = client.query<R, V>(document.text, variables).subscribe((result) => {
+    const context = requestPolicy ? { requestPolicy } : undefined;
+    const { unsubscribe } = client.query<R, V>(document.text, variables, context).subscribe((result) => {
       if (signal.aborted) return;
       let data: R;
       try {

@@ -175,6 +175,9 @@ export const entryView: View = async (app, route, root, signal) => {
         shown();
       },
       signal,
+      // What the cache has shows at once; the server's answer follows, for what changed while the page
+      // was closed that no event carried (another writer's edges, the history).
+      'cache-and-network',
     );
   });
   layout.suggest();
