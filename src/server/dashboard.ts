@@ -41,12 +41,16 @@ function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 }
 
-/** Bundles and minifies the app in memory and fills the hashed asset URLs into index.html. */
-async function buildAssets(): Promise<Map<string, Asset>> {
+/**
+ * Bundles and minifies the app in memory and fills the hashed asset URLs into index.html.
+ * `development` keeps the libraries' development checks (urql and graphcache warn on the console
+ * about documents and results that do not fit the cache) and skips minifying: for tests.
+ */
+async function buildAssets(development = false): Promise<Map<string, Asset>> {
   const result = await build({
     entryPoints: { app: `${WEB_ROOT}src/main.ts` },
     bundle: true,
-    minify: true,
+    minify: !development,
     write: false,
     outdir: '/dashboard',
     format: 'esm',
@@ -54,7 +58,7 @@ async function buildAssets(): Promise<Map<string, Asset>> {
     target: ['es2022'],
     legalComments: 'none',
     logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': development ? '"development"' : '"production"' },
   });
   const assets = new Map<string, Asset>();
   const versions: Record<string, string> = {};
@@ -88,7 +92,7 @@ async function buildAssets(): Promise<Map<string, Asset>> {
  *   http.createServer(async (req, res) => { if (await dashboard(req, res)) return; yoga(req, res); });
  */
 export function createDashboardHandler(
-  options: { onBuildError?: (error: unknown) => void } = {},
+  options: { onBuildError?: (error: unknown) => void; development?: boolean } = {},
 ): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   const onBuildError = options.onBuildError ?? ((error) => console.error('dashboard build failed:', error));
   let assets: Promise<Map<string, Asset>> | null = null;
@@ -99,7 +103,7 @@ export function createDashboardHandler(
     const path = url.pathname === '/index.html' ? '/' : url.pathname;
     if (path !== '/' && path !== '/app.js' && path !== '/app.css') return false;
 
-    assets ??= buildAssets();
+    assets ??= buildAssets(options.development);
     let asset: Asset | undefined;
     try {
       asset = (await assets).get(path);

@@ -37,6 +37,8 @@ export interface Browser {
   newPage(viewport?: { width: number; height: number }): Promise<Page>;
   /** The console errors and page errors of a page so far. */
   errorsOf(page: Page): string[];
+  /** The console warnings of a page so far (urql and graphcache warn there in a development build). */
+  warningsOf(page: Page): string[];
   close(): Promise<void>;
 }
 
@@ -51,18 +53,23 @@ export async function launchBrowser(): Promise<Browser> {
     timeout: PROCESS_START_BUDGET,
   });
   const errors = new Map<Page, string[]>();
+  const warnings = new Map<Page, string[]>();
   // A persistent context opens with one blank page; close it so every page is one we made.
   await Promise.all(context.pages().map((p) => p.close()));
   return {
     context,
     errorsOf: (page) => errors.get(page) ?? [],
+    warningsOf: (page) => warnings.get(page) ?? [],
     newPage: async (viewport) => {
       const page = await context.newPage();
       const seen: string[] = [];
+      const warned: string[] = [];
       errors.set(page, seen);
+      warnings.set(page, warned);
       if (viewport) await page.setViewportSize(viewport);
       page.on('console', (msg) => {
         if (msg.type() === 'error') seen.push(`console error: ${msg.text()} (${msg.location().url})`);
+        if (msg.type() === 'warning') warned.push(`console warning: ${msg.text()} (${msg.location().url})`);
       });
       page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
       return page;

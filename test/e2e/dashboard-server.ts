@@ -34,10 +34,11 @@ async function servesDashboard(origin: string): Promise<boolean> {
 
 /**
  * What src/server.ts does once the dashboard is wired in: try the dashboard first, then Yoga.
- * Until then the test puts the dashboard in front of the server's own request listener.
+ * Until then the test puts the dashboard in front of the server's own request listener; so it does
+ * for a development build, which answers before the server's own dashboard.
  */
-function putDashboardInFront(http: Server): void {
-  const dashboard = createDashboardHandler();
+function putDashboardInFront(http: Server, development = false): void {
+  const dashboard = createDashboardHandler({ development });
   const [server] = http.listeners('request') as Listener[];
   if (!server) throw new Error('the server has no request listener');
   http.removeAllListeners('request');
@@ -47,7 +48,14 @@ function putDashboardInFront(http: Server): void {
   });
 }
 
-export async function startDashboardServer(overrides: Partial<Config> = {}): Promise<DashboardServer> {
+/**
+ * `development`: serve the dashboard built with its libraries' development checks, whose warnings a
+ * test can then see on the console (the shipped build strips them).
+ */
+export async function startDashboardServer(
+  overrides: Partial<Config> = {},
+  { development = false }: { development?: boolean } = {},
+): Promise<DashboardServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-e2e-'));
   let port = 0;
   let server: MiniSphereServer | null = null;
@@ -56,7 +64,8 @@ export async function startDashboardServer(overrides: Partial<Config> = {}): Pro
     const config = loadConfig({}, { port, host: '127.0.0.1', dataDir, rateLimit: 0, logLevel: 'silent', ...overrides });
     server = buildServer(config);
     port = (await server.start()).port;
-    if (!(await servesDashboard(`http://127.0.0.1:${port}`))) putDashboardInFront(server.http);
+    if (development || !(await servesDashboard(`http://127.0.0.1:${port}`)))
+      putDashboardInFront(server.http, development);
   };
   await start();
 

@@ -57,11 +57,13 @@ describe('createSphereClient requests', () => {
 
     expect((await sphere.append({ id: b.entry.id, addition: 'and autoscale' })).entry.content).toContain('autoscale');
     const unlinked = await sphere.unlink({ src: a.entry.id, dst: b.entry.id, type: 'RELATES_TO' });
-    // What Unlink.graphql selects, typed: the removed edge and both ends, which the cache updaters read.
+    // What Unlink.graphql selects, typed: the removed edge and both ends, which the cache updaters read, each
+    // with the __typename a normalized cache keys it by.
     expect(unlinked).toEqual({
+      __typename: 'UnlinkPayload',
       removedEdgeId: link.edge.id,
-      source: { id: a.entry.id },
-      target: { id: b.entry.id },
+      source: { __typename: 'Entry', id: a.entry.id },
+      target: { __typename: 'Entry', id: b.entry.id },
     });
     expect((await sphere.forget(b.entry.id)).forgotten).toBe(true);
     expect(await sphere.entry(b.entry.id)).toBeNull();

@@ -2,7 +2,7 @@ import type { Gql } from './api.ts';
 import type { LiveEvents } from './live.ts';
 import type { Session } from './session.ts';
 
-/** What every view gets: the API, the live event stream and the session. */
+/** What every view gets: the API (the normalized cache behind it), the live event stream and the session. */
 export interface App {
   gql: Gql;
   live: LiveEvents;

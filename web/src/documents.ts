@@ -13,6 +13,7 @@ import manifest from '../../client/src/generated/persisted-documents.json' with 
 /** A document as sent: its exact text and the hash the manifest lists it under, typed by result and variables. */
 export interface Document<R, V> {
   readonly name: string;
+  readonly kind: OperationKind;
   readonly text: string;
   readonly hash: string;
   /** Phantom fields that carry the types; never set. */
@@ -20,9 +21,15 @@ export interface Document<R, V> {
   readonly __variables?: V;
 }
 
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
 /** The operations a manifest text defines at its top level (fragments aside), by name. */
 export function operationNames(text: string): string[] {
-  const names: string[] = [];
+  return operations(text).map((o) => o.name);
+}
+
+function operations(text: string): { name: string; kind: OperationKind }[] {
+  const found: { name: string; kind: OperationKind }[] = [];
   let depth = 0;
   const word = /(query|mutation|subscription)\s+(\w+)/y;
   for (let i = 0; i < text.length; i++) {
@@ -32,22 +39,25 @@ export function operationNames(text: string): string[] {
     else if (depth === 0 && (i === 0 || /\s/.test(text[i - 1] ?? ''))) {
       word.lastIndex = i;
       const m = word.exec(text);
-      if (m?.[2]) names.push(m[2]);
+      if (m?.[1] && m[2]) found.push({ name: m[2], kind: m[1] as OperationKind });
     }
   }
-  return names;
+  return found;
 }
 
-const BY_NAME = new Map<string, { text: string; hash: string }>();
+const BY_NAME = new Map<string, { text: string; hash: string; kind: OperationKind }>();
 for (const [hash, text] of Object.entries(manifest as Record<string, string>)) {
-  for (const name of operationNames(text)) BY_NAME.set(name, { text, hash });
+  for (const { name, kind } of operations(text)) BY_NAME.set(name, { text, hash, kind });
 }
 
-function document<R, V>(name: string): Document<R, V> {
+/** The manifest's document for an operation name: what goes on the wire, whatever text a client printed. */
+export function documentNamed<R = unknown, V = unknown>(name: string): Document<R, V> {
   const found = BY_NAME.get(name);
   if (!found) throw new Error(`the client package ships no operation named ${name}`);
   return { name, ...found };
 }
+
+const document = documentNamed;
 
 export const AppendDocument = document<Op.AppendMutation, Op.AppendMutationVariables>('Append');
 export const BriefDocument = document<Op.BriefQuery, Op.BriefQueryVariables>('Brief');

@@ -1,5 +1,7 @@
+import type { CombinedError } from '@urql/core';
 import { type Client, createClient } from 'graphql-ws/client';
-import { ApiError, type DocumentSender, type Gql, GRAPHQL_PATH } from './api.ts';
+import { onEnd, pipe, subscribe } from 'wonka';
+import { type Api, ApiError, type DocumentSender, GRAPHQL_PATH } from './api.ts';
 import { EntryDocument, FeedEventsDocument, type FeedEventsSubscription, LastEventSeqDocument } from './documents.ts';
 import type { MemoryEvent } from './model.ts';
 import { type Session, sessionConnectionParams } from './session.ts';
@@ -21,17 +23,26 @@ async function backoff(retries: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-type ErrorShape = { message?: string; extensions?: { code?: string } };
+const codeOf = (e: { extensions?: { code?: unknown } }) => e.extensions?.code as string | undefined;
 
 /** The first UNAUTHENTICATED or FORBIDDEN error among a subscription's errors, as an ApiError. */
-function accessError(errors: unknown): ApiError | null {
-  const list: ErrorShape[] = Array.isArray(errors) ? errors : [];
-  const found = list.find((e) => e?.extensions?.code === 'UNAUTHENTICATED' || e?.extensions?.code === 'FORBIDDEN');
-  return found ? new ApiError(found.message ?? 'access refused', found.extensions?.code) : null;
+function accessError(error: CombinedError): ApiError | null {
+  const found = error.graphQLErrors.find((e) => codeOf(e) === 'UNAUTHENTICATED' || codeOf(e) === 'FORBIDDEN');
+  return found ? new ApiError(found.message, codeOf(found)) : null;
 }
 
-function errorCodes(errors: unknown): (string | undefined)[] {
-  return Array.isArray(errors) ? errors.map((e: ErrorShape) => e?.extensions?.code) : [];
+/**
+ * Runs a FeedEvents subscription through the urql client (so its entries and edges land in the
+ * normalized cache every view reads), until the returned function is called.
+ */
+function feedEvents(
+  api: Api,
+  sinceSeq: number,
+  next: (result: { data?: FeedEventsSubscription; error?: CombinedError }) => void,
+  end: () => void = () => {},
+): () => void {
+  const source = api.client.subscription<FeedEventsSubscription>(FeedEventsDocument.text, { sinceSeq });
+  return pipe(source, onEnd(end), subscribe(next)).unsubscribe;
 }
 
 /**
@@ -65,7 +76,7 @@ export class LiveEvents {
   private readonly stateListeners = new Set<(state: ConnectionState) => void>();
 
   constructor(
-    private readonly gql: Gql,
+    private readonly api: Api,
     private readonly sender: DocumentSender,
     private readonly session: Session,
     private readonly onUnauthenticated: () => void,
@@ -75,7 +86,7 @@ export class LiveEvents {
   async start(): Promise<void> {
     this.setState('connecting');
     try {
-      const head = await this.gql(LastEventSeqDocument);
+      const head = await this.api.gql.fresh(LastEventSeqDocument);
       this.headAtStart = head.lastEventSeq;
       this.workspace = head.stats.workspace;
       this.lastSeq = Math.max(0, this.headAtStart - BACKLOG);
@@ -101,6 +112,7 @@ export class LiveEvents {
       on: {
         connecting: (retrying) => this.setState(retrying ? 'reconnecting' : 'connecting'),
         connected: () => {
+          this.api.socket = this.client;
           this.setState('live');
           this.subscribe();
         },
@@ -129,6 +141,7 @@ export class LiveEvents {
     this.unsubscribe = null;
     void this.client?.dispose();
     this.client = null;
+    this.api.socket = null;
   }
 
   /** The smallest seq the feed holds, or null before any event. */
@@ -161,22 +174,24 @@ export class LiveEvents {
         for (const event of kept) if (event.entry) this.remember(event.entry.id, event.entry.content);
         resolve(kept);
       };
-      const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: from }) };
-      stop = client.subscribe<FeedEventsSubscription>(payload, {
-        next: (result) => {
+      stop = feedEvents(
+        this.api,
+        from,
+        (result) => {
+          if (result.error) {
+            if (!done) {
+              done = true;
+              reject(accessError(result.error) ?? new ApiError('The older events could not be read.', undefined));
+            }
+            return;
+          }
           const event = result.data?.events;
           if (!event) return;
           if (event.seq >= oldest) finish();
           else found.push(event);
         },
-        error: (error) => {
-          if (!done) {
-            done = true;
-            reject(accessError(error) ?? new ApiError('The older events could not be read.', undefined));
-          }
-        },
-        complete: finish,
-      });
+        finish,
+      );
       if (done) stop();
     });
   }
@@ -224,7 +239,7 @@ export class LiveEvents {
     let pending = this.lookups.get(id);
     if (!pending) {
       pending = this.lookupSlot()
-        .then(() => this.gql(EntryDocument, { id }))
+        .then(() => this.api.gql(EntryDocument, { id }))
         .finally(() => this.releaseSlot())
         .then(({ entry }) => {
           if (entry) this.remember(id, entry.content);
@@ -250,26 +265,17 @@ export class LiveEvents {
   private subscribe(): void {
     if (!this.client) return;
     this.unsubscribe?.();
-    // graphql-ws wants a query string; a server running trusted documents takes an empty one as none.
-    const payload = { query: '', ...this.sender.params(FeedEventsDocument, { sinceSeq: this.lastSeq }) };
-    this.unsubscribe = this.client.subscribe<FeedEventsSubscription>(payload, {
-      next: (result) => {
-        if (result.errors?.length) {
-          this.failed(result.errors);
-          return;
-        }
-        if (result.data?.events) this.receive(result.data.events);
-      },
-      error: (errors) => this.failed(errors),
-      complete: () => {},
+    this.unsubscribe = feedEvents(this.api, this.lastSeq, (result) => {
+      if (result.error) this.failed(result.error);
+      else if (result.data?.events) this.receive(result.data.events);
     });
   }
 
-  private failed(errors: unknown): void {
-    const refused = accessError(errors);
+  private failed(error: CombinedError): void {
+    const refused = accessError(error);
     if (refused) this.refused(refused);
-    else if (errorCodes(errors).some((code) => this.sender.switchesToHash(code))) this.subscribe();
-    else console.warn('event subscription failed', errors);
+    else if (error.graphQLErrors.some((e) => this.sender.switchesToHash(codeOf(e)))) this.subscribe();
+    else console.warn('event subscription failed', error.message);
   }
 
   /** `notify`: whether to ask for a token (the HTTP client has already asked when it saw the 401). */

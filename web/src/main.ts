@@ -1,5 +1,5 @@
 import './styles.css';
-import { createGql, DocumentSender } from './api.ts';
+import { createApi, DocumentSender } from './api.ts';
 import { type App, parseRoute, type View, workspaceName } from './app.ts';
 import { h, replace } from './dom.ts';
 import { type ConnectionState, LiveEvents } from './live.ts';
@@ -91,9 +91,10 @@ function startSession(): void {
   app?.live.stop();
   const onUnauthenticated = () =>
     askForAccess('The server asks for a token: paste it in the Token field below. Ask its operator for one.');
-  const gql = createGql(() => session, onUnauthenticated, sender);
-  const live = new LiveEvents(gql, sender, session, onUnauthenticated);
-  app = { gql, live, session, askForAccess };
+  // A fresh client per session: nothing one workspace cached is ever shown in another.
+  const api = createApi(() => session, onUnauthenticated, sender);
+  const live = new LiveEvents(api, sender, session, onUnauthenticated);
+  app = { gql: api.gql, live, session, askForAccess };
   live.onState(showState);
   showState(live.state);
   void live.start();

@@ -1,6 +1,6 @@
 /**
  * The shapes the dashboard reads, named after what they are on its pages: each is the generated
- * type of the document that fetches it (web/src/generated, from client/src/operations), so a
+ * type of the document that fetches it (the client package's generated types of client/src/operations), so a
  * schema or document change surfaces here at compile time. Type-only: the bundle gains no code.
  */
 

@@ -78,17 +78,25 @@ export const entriesView: View = (app, route, root, signal) => {
     };
   };
 
-  const load = async () => {
+  /**
+   * Shows the current page. The cache holds the pages of one listing (same filters and order) as one
+   * list, so the page is cut from it. A page not seen yet, or the first one again, is read from the
+   * server (agents write meanwhile); going back to a page seen comes from the cache.
+   */
+  const load = async (fromCache = false) => {
     replace(output, h('p', { class: 'muted' }, 'Loading…'));
     try {
-      const { entries } = await app.gql(EntriesDocument, variables());
+      const read = fromCache ? app.gql : app.gql.fresh;
+      const { entries } = await read(EntriesDocument, variables());
       if (signal.aborted) return;
+      const perPage = Number(size.value);
+      const rows = entries.edges.slice(page * perPage, (page + 1) * perPage);
       total = entries.totalCount;
-      endCursor = entries.pageInfo.endCursor ?? null;
-      next.disabled = !entries.pageInfo.hasNextPage;
+      endCursor = rows.at(-1)?.cursor ?? null;
+      next.disabled = !(entries.edges.length > (page + 1) * perPage || entries.pageInfo.hasNextPage);
       prev.disabled = page === 0;
-      const first = page * Number(size.value) + 1;
-      const shown = entries.edges.length;
+      const first = page * perPage + 1;
+      const shown = rows.length;
       summary.textContent = shown
         ? `Entries ${first}–${first + shown - 1} of ${total}.`
         : total
@@ -132,7 +140,7 @@ export const entriesView: View = (app, route, root, signal) => {
             h(
               'tbody',
               null,
-              entries.edges.map(({ node }) =>
+              rows.map(({ node }) =>
                 h(
                   'tr',
                   { 'data-entry-id': node.id },
@@ -194,7 +202,7 @@ export const entriesView: View = (app, route, root, signal) => {
   prev.addEventListener('click', () => {
     if (page === 0) return;
     page--;
-    void load();
+    void load(true);
   });
 
   const bulk = async (event: SubmitEvent) => {

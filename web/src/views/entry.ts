@@ -100,9 +100,11 @@ function entryLayout(page: EntryPage, signal: AbortSignal) {
 
 /**
  * One entry: content, classification, revision history and connections, with its write actions.
- * The page always shows the entry as the server last answered: after each of its own writes and
- * after every event from elsewhere that touches the entry, it reads the entry again, and each
- * form follows (see updateForm for how a rewrite in progress is kept safe).
+ * The page shows the entry as the normalized cache has it, and follows the cache: a write's result
+ * lands there (and what it made stale is read again by the cache), and so do the entries that live
+ * events carry. What the cache cannot know, a refused write or another writer's change to this
+ * entry's edges or history, is read from the server into the cache. Each form follows (see
+ * updateForm for how a rewrite in progress is kept safe).
  */
 export const entryView: View = async (app, route, root, signal) => {
   const id = route.id ?? '';
@@ -123,55 +125,61 @@ export const entryView: View = async (app, route, root, signal) => {
         return true;
       } catch (error) {
         if (!explain?.(error)) page.fail(error, message);
+        // Refused: show what the server has now, since a refusal often means it changed.
+        await refresh();
         return false;
       } finally {
         message.removeAttribute('aria-busy');
-        // Refused or not, show what the server has now: a refusal often means it changed.
-        await load();
       }
     },
     fail: (error, message, words) => replace(message, problemBox(app, error, 'write', words)),
   };
   const layout = entryLayout(page, signal);
 
-  /**
-   * Reads the entry and draws it. Reads never overlap, and a read asked for while one is in
-   * flight runs again after it: that one may have started before the write it should show.
-   */
-  let inFlight: Promise<void> | null = null;
-  let again = false;
-  async function readOnce(): Promise<void> {
-    try {
-      const { entry } = await app.gql(EntryDetailDocument, { id });
-      if (signal.aborted || forgotten) return;
-      current = entry;
-      if (entry) app.live.remember(entry.id, entry.content);
-      if (entry) {
-        replace(body, layout.render(entry));
-        layout.mounted();
-      } else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
-    } catch (error) {
-      if (!signal.aborted) replace(body, problemBox(app, error));
-    }
-  }
-  function load(): Promise<void> {
-    if (inFlight) {
-      again = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      do {
-        again = false;
-        await readOnce();
-      } while (again && !signal.aborted);
-      inFlight = null;
-    })();
-    return inFlight;
-  }
+  let shown: string | null = null;
+  const show = (entry: EntryDetail | null) => {
+    if (signal.aborted || forgotten) return;
+    // The cache answers again whenever something the page reads is written, often with the same
+    // data (an event that carried the entry as it is): redrawing then would only take the user's focus.
+    const drawn = JSON.stringify(entry);
+    if (drawn === shown) return;
+    shown = drawn;
+    current = entry;
+    if (entry) {
+      app.live.remember(entry.id, entry.content);
+      // The forms are built once and put back in place, so what the user was typing in keeps its focus.
+      const focused = body.contains(document.activeElement) ? (document.activeElement as HTMLElement) : null;
+      replace(body, layout.render(entry));
+      if (focused && body.contains(focused)) focused.focus({ preventScroll: true });
+      layout.mounted();
+    } else replace(body, h('h1', null, 'Not found'), h('p', null, 'No entry with this id in this workspace.'));
+  };
+  const showProblem = (error: unknown) => {
+    if (!signal.aborted) replace(body, problemBox(app, error));
+  };
+  /** Reads the entry from the server; the watch below draws it once it is in the cache. */
+  const refresh = () => app.gql.fresh(EntryDetailDocument, { id }).then(() => {}, showProblem);
 
   signal.addEventListener('abort', () => layout.unmount());
   replace(root, body);
-  await load();
+  await new Promise<void>((shown) => {
+    app.gql.watch(
+      EntryDetailDocument,
+      { id },
+      ({ entry }) => {
+        show(entry);
+        shown();
+      },
+      (error) => {
+        showProblem(error);
+        shown();
+      },
+      signal,
+      // What the cache has shows at once; the server's answer follows, for what changed while the page
+      // was closed that no event carried (another writer's edges, the history).
+      'cache-and-network',
+    );
+  });
   layout.suggest();
 
   // Someone else (an agent, another tab) changed this entry or its edges: show it.
@@ -183,6 +191,6 @@ export const entryView: View = async (app, route, root, signal) => {
     if (event.type === 'FORGOTTEN' && event.entryId === id) {
       forgotten = true;
       replace(body, h('h1', null, 'Forgotten'), h('p', null, 'This entry was just forgotten.'));
-    } else void load();
+    } else void refresh();
   }, signal);
 };

@@ -32,7 +32,7 @@ async function searchSeeds(
   if (!query) return;
   replace(found, h('li', { class: 'muted' }, 'Searching…'));
   try {
-    const { recall } = await app.gql(RecallExplainedDocument, { query, topK: SEARCH_HITS, hops: 0 });
+    const { recall } = await app.gql.fresh(RecallExplainedDocument, { query, topK: SEARCH_HITS, hops: 0 });
     if (signal.aborted || !latest()) return; // a newer search answers instead
     const add = (entry: { id: string; content: string }) => (event: MouseEvent) => {
       seeds.set(entry.id, entry.content);
@@ -261,7 +261,7 @@ function showGraph(app: App, output: HTMLElement, first: GraphViewResult, hops: 
     if (!ids.length) return;
     replace(note, 'Loading neighbours…');
     try {
-      const { graphView: view } = await app.gql(GraphViewDocument, { seedIds: ids.slice(0, 50), hops: 1 });
+      const { graphView: view } = await app.gql.fresh(GraphViewDocument, { seedIds: ids.slice(0, 50), hops: 1 });
       if (signal.aborted || !view) return;
       for (const id of ids.slice(0, 50)) expanded.add(id);
       if (view.truncated) truncated = true;
@@ -415,14 +415,14 @@ export const graphView: View = async (app, route, root, signal) => {
   let seedIds = chosen;
   try {
     if (!seedIds.length) {
-      const { recent } = await app.gql(RecentEntriesDocument, { n: 5 });
+      const { recent } = await app.gql.fresh(RecentEntriesDocument, { n: 5 });
       seedIds = recent.map((e) => e.id);
     }
     if (!seedIds.length) {
       replace(output, h('p', { class: 'muted' }, 'The workspace is empty: capture entries and link them first.'));
       return;
     }
-    const { graphView: view } = await app.gql(GraphViewDocument, {
+    const { graphView: view } = await app.gql.fresh(GraphViewDocument, {
       seedIds,
       hops: Number(hops.value),
     });

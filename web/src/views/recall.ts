@@ -344,7 +344,7 @@ export const recallView: View = async (app, route, root, signal) => {
       tag: p.get('tag') || undefined,
       filter: p.get('status') ? { statuses: [p.get('status') as EntryStatus] } : undefined,
     };
-    const { recall } = await app.gql(RecallExplainedDocument, variables);
+    const { recall } = await app.gql.fresh(RecallExplainedDocument, variables);
     if (signal.aborted) return;
     replace(results, resultView(recall), asGraphQL(variables));
     summaryText.textContent = querySummary(p, query);

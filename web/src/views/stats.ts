@@ -22,7 +22,7 @@ const BAR_COLORS: Record<string, string> = {
   UNKNOWN: '#868e96',
 };
 
-function bars(title: string, rows: CountBy[]): HTMLElement {
+function bars(title: string, rows: Pick<CountBy, 'key' | 'count'>[]): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.count));
   return h(
     'section',
@@ -91,7 +91,7 @@ function briefText(text: string, names: Map<string, string>): (Node | string)[] 
 export const statsView: View = async (app, _route, root, signal) => {
   replace(root, h('h1', null, 'Stats and brief'), h('p', { class: 'muted' }, 'Loading…'));
   try {
-    const { brief } = await app.gql(BriefDocument);
+    const { brief } = await app.gql.fresh(BriefDocument);
     if (signal.aborted) return;
     const s = brief.stats;
     const names = new Map([...brief.recent, ...brief.important, ...brief.stale].map((e) => [e.id, e.content] as const));

@@ -1,2 +1,0 @@
-/* eslint-disable */
-export * from "./gql.js";
