@@ -82,6 +82,23 @@ describe.skipIf(!model.dir)('onnx embeddings (all-MiniLM-L6-v2)', () => {
     expect(out.hits[0]!.arms).toEqual(['VECTOR']);
   });
 
+  it('ranks keyword and graph hits as keyword-only does: the walk leaves INFERRED links to the vector arm', async () => {
+    const ws = 'inferred-walk';
+    const [hit, inferred, explicit] = await captureAll(t, ws, [EVENT, UNRELATED, FILLER[2]!]);
+    await t.server.semantic()?.settled();
+    const LINK = `mutation ($input: LinkInput!) { link(input: $input) { edge { type } } }`;
+    const link = (dst: string, provenance: string) =>
+      t.gqlOk(LINK, { input: { src: hit, dst, type: 'RELATES_TO', weight: 0.9, provenance } }, { workspace: ws });
+    await link(inferred!, 'INFERRED');
+    await link(explicit!, 'EXPLICIT');
+    const out = await recall('bank job', ws);
+    const arms = (id: string) => out.hits.find((h) => h.entry.id === id)?.arms ?? [];
+    expect(out.hits[0]!.entry.id).toBe(hit);
+    // The cosine already counts in the vector arm; a link made from it is not walked as well.
+    expect(arms(inferred!)).not.toContain('GRAPH');
+    expect(arms(explicit!)).toContain('GRAPH');
+  });
+
   it('judges a paraphrase a duplicate, a retelling similar and unrelated turns neither, at the profile thresholds', async () => {
     const ws = 'calibrated';
     const [event] = await captureAll(t, ws, [EVENT, ...FILLER]);
