@@ -15,6 +15,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ProfileName } from '../src/contract/embeddings.ts';
 import { SEMANTIC_CAPTURE } from '../src/contract/policy.ts';
 import { FtsTerms } from '../src/db/fts-terms.ts';
 import { dot } from '../src/memory/embeddings/embedder.ts';
@@ -27,7 +28,7 @@ import {
   tableOf,
 } from '../src/memory/embeddings/glove-table.ts';
 import { OnnxEmbedder } from '../src/memory/embeddings/onnx.ts';
-import { NO_PROFILE_SETTINGS, type ProfileName, resolveProfile } from '../src/memory/embeddings/profile.ts';
+import { NO_PROFILE_SETTINGS, resolveProfile } from '../src/memory/embeddings/profile.ts';
 import { type Conversation, loadLocomo, REPO_ROOT } from './locomo.ts';
 
 /** Same event, lightly reworded: a duplicate (≥ duplicate). */

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { PROFILE_NAMES, type ProfileSettings } from './contract/embeddings.ts';
 import { badInput } from './contract/errors.ts';
 
 /** Everything the server and the CLI read from the environment, validated once. */
@@ -106,21 +107,7 @@ export interface EmbeddingsConfig {
   /** onnx: threads one inference may use. */
   threads?: number;
   /** The model profile and any part of it set by a variable (http, onnx). */
-  profile?: EmbeddingsProfileSettings;
-}
-
-/** SPHERE_EMBEDDINGS_PROFILE and the variables that set parts of a profile; null: the profile's. */
-export interface EmbeddingsProfileSettings {
-  profile: 'minilm' | 'bge-small' | 'e5-small' | null;
-  pooling: 'mean' | 'cls' | null;
-  maxTokens: number | null;
-  queryPrefix: string | null;
-  documentPrefix: string | null;
-  inputType: boolean | null;
-  duplicate: number | null;
-  similar: number | null;
-  link: number | null;
-  mmrFloor: number | null;
+  profile?: ProfileSettings;
 }
 
 // Unset and blank variables both mean "use the default".
@@ -186,7 +173,7 @@ const envSchema = z.object({
   SPHERE_EMBEDDINGS_QUERY_TIMEOUT_MS: optional.pipe(
     z.coerce.number<string | undefined>().int().min(50).max(60_000).default(2_000),
   ),
-  SPHERE_EMBEDDINGS_PROFILE: optional.pipe(z.enum(['minilm', 'bge-small', 'e5-small']).optional()),
+  SPHERE_EMBEDDINGS_PROFILE: optional.pipe(z.enum(PROFILE_NAMES).optional()),
   SPHERE_EMBEDDINGS_POOLING: optional.pipe(z.enum(['mean', 'cls']).optional()),
   SPHERE_EMBEDDINGS_MAX_TOKENS: optional.pipe(z.coerce.number<string | undefined>().int().min(8).max(8192).optional()),
   // Not trimmed: a prefix's trailing space is part of it (`query: `).

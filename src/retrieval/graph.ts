@@ -43,6 +43,11 @@ export interface WalkOptions {
    * when the stored lists serve the fanout.
    */
   checkSeeds?: boolean;
+  /**
+   * Leave out INFERRED edges (made from embedding cosines): recall with the vector arm on
+   * counts the cosine there, once. Read from the edges table, not the stored lists.
+   */
+  skipInferred?: boolean;
 }
 
 export type WalkSeed = string | { id: string; score: number };
@@ -110,7 +115,7 @@ export async function walkGraph(
   // would add sorts after nodeCap others and is cut, so the walk stops there (truncated).
   for (let hop = 0; hop < hops && frontier.length > 0 && reached.size <= nodeCap; hop++) {
     const next: string[] = [];
-    const edges = hop === 0 && first ? first : await heaviestEdges(db, frontier, fanout);
+    const edges = hop === 0 && first ? first : await heaviestEdges(db, frontier, fanout, options.skipInferred ?? false);
     for (const [node, steps] of edges) {
       const base = reached.get(node)!.score * decay;
       for (const step of steps) {
@@ -179,10 +184,15 @@ async function seedEdges(
  * The `fanout` heaviest edges of each node (both directions; weight desc, then oldest),
  * from entry_neighbours when it holds that many, else ranked from the edges table.
  */
-async function heaviestEdges(db: Db, nodes: string[], fanout: number): Promise<Map<string, Step[]>> {
+async function heaviestEdges(
+  db: Db,
+  nodes: string[],
+  fanout: number,
+  skipInferred: boolean,
+): Promise<Map<string, Step[]>> {
   const out = new Map<string, Step[]>();
   const list = JSON.stringify(nodes);
-  if (fanout <= STORED_FANOUT) {
+  if (fanout <= STORED_FANOUT && !skipInferred) {
     const rows = await db.all<{ id: string; top: string }>(sql`
       SELECT n.entry_id AS id, n.top AS top
       FROM json_each(${list}) f JOIN entry_neighbours n ON n.entry_id = f.value`);
@@ -195,10 +205,11 @@ async function heaviestEdges(db: Db, nodes: string[], fanout: number): Promise<M
     FROM json_each(${list}) f
     JOIN edges ed ON ed.rowid IN (
       SELECT x.r FROM (
-        SELECT rowid AS r, weight FROM edges WHERE src = f.value
+        SELECT rowid AS r, weight, provenance FROM edges WHERE src = f.value
         UNION ALL
-        SELECT rowid AS r, weight FROM edges WHERE dst = f.value
+        SELECT rowid AS r, weight, provenance FROM edges WHERE dst = f.value
       ) x
+      WHERE ${skipInferred ? sql`x.provenance <> 'INFERRED'` : sql`1`}
       ORDER BY x.weight DESC, x.r
       LIMIT ${fanout}
     )

@@ -304,12 +304,15 @@ export async function recallEntries(
   await cpuTurn();
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
   if (vector) guardHead(scored);
+  // The first hits are the ones keyword-only recall returns, in its order: the vector arm adds below them.
+  const head = vector ? keywordOnlyHead(scored, statuses, Math.min(topK, RANKING_POLICY.vector.head)) : [];
   keepBelowSuccessors(scored);
-  const vectorOf = vector?.vectorOf;
+  const headIds = new Set(head);
+  const vectorOf = vector ? (id: string) => (headIds.has(id) ? null : vector.vectorOf(id)) : undefined;
   const mmrFloor = vectors?.mmrFloor;
   const out = await wholeTexts(
     db,
-    finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor }),
+    finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor, head }),
   );
   return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
 }
@@ -392,7 +395,12 @@ async function gatherCandidates(
     const seeds = keyword
       .slice(0, policy.graph.seedCount)
       .map((h) => ({ id: h.id, score: top < 0 ? h.bm25 / top : 1 }));
-    const options = { fanout: policy.graph.fanout, nodeCap: policy.graph.nodeCap, viaEdges: false };
+    const options = {
+      fanout: policy.graph.fanout,
+      nodeCap: policy.graph.nodeCap,
+      viaEdges: false,
+      skipInferred: vector !== null && policy.vector.ignoreInferredNeighbours,
+    };
     walk = (await walkGraph(db, seeds, hops, options)).nodes;
   }
   const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id), ...near.map((m) => m.id)])];
@@ -438,9 +446,11 @@ function scoreCandidates(
   queryStems: string[],
   asOfMs: number,
 ): Scored[] {
+  // Neighbours count among what the lexical arms found: a candidate only the vector arm
+  // brought must not lend a keyword hit its words (that changed keyword-only's order).
   const neighbours = neighboursAmong(
     vector && RANKING_POLICY.vector.ignoreInferredNeighbours ? edges.filter((e) => e.provenance !== 'INFERRED') : edges,
-    fused.map((c) => c.id),
+    fused.filter((c) => c.ranks.KEYWORD !== undefined || c.ranks.GRAPH !== undefined).map((c) => c.id),
   );
   const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
   const best = keyword.length > 0 ? -keyword[0]!.bm25 : 0;
@@ -575,6 +585,35 @@ interface FinishInput {
   vectorOf?: (id: string) => Float32Array | null;
   /** The model's cosine below which vectors count as no likeness for MMR. */
   mmrFloor?: number;
+  /** Ids picked first, in this order (keyword-only's first hits when the vector arm is on). */
+  head?: readonly string[];
+}
+
+/** Why a candidate is left out whatever its score (null: it may be picked). */
+function ineligible(s: Scored, statuses: readonly EntryStatus[]): string | null {
+  if (s.hydrated.tags.includes(AUTO_PATTERN_TAG)) return 'auto-pattern';
+  if (s.hydrated.entry.status === 'DEPRECATED' && !statuses.includes('DEPRECATED')) return 'deprecated';
+  return null;
+}
+
+/** A candidate as MMR sees it: its score, its first stems and (embeddings on) its vector. */
+function mmrItem(s: Scored, score: number, vector: Float32Array | null) {
+  return { id: s.id, score, tokens: firstOf(s.stems, RANKING_POLICY.text.similarityStemsMax), vector, scored: s };
+}
+
+/**
+ * The first `n` hits recall returns with no embedder: the lexical arms' scores (successors
+ * kept above what they supersede), MMR by words only.
+ */
+function keywordOnlyHead(scored: readonly Scored[], statuses: readonly EntryStatus[], n: number): string[] {
+  const lexical = scored.filter((s) => s.lexical > 0).map((s) => ({ ...s, final: s.lexical }));
+  keepBelowSuccessors(lexical);
+  const items = lexical
+    .filter((s) => ineligible(s, statuses) === null)
+    .sort((a, b) => b.final - a.final)
+    .map((s) => mmrItem(s, s.final, null));
+  const { lambda, cosineFloor } = RANKING_POLICY.mmr;
+  return successorsFirst(mmrSelect(items, n, lambda, cosineFloor).map((i) => i.scored)).map((s) => s.id);
 }
 
 /** Hydration drops, MMR, snippets, omissions: the part both kinds of query share. */
@@ -584,13 +623,9 @@ function finish(input: FinishInput): RecallOutput {
   const omitted: { entryId: string; reason: string; score: number }[] = [];
   const eligible: Scored[] = [];
   for (const s of scored) {
-    if (s.hydrated.tags.includes(AUTO_PATTERN_TAG)) {
-      omitted.push({ entryId: s.id, reason: 'auto-pattern', score: s.final });
-    } else if (s.hydrated.entry.status === 'DEPRECATED' && !statuses.includes('DEPRECATED')) {
-      omitted.push({ entryId: s.id, reason: 'deprecated', score: s.final });
-    } else {
-      eligible.push(s);
-    }
+    const reason = ineligible(s, statuses);
+    if (reason) omitted.push({ entryId: s.id, reason, score: s.final });
+    else eligible.push(s);
   }
 
   let picked: Scored[];
@@ -601,15 +636,11 @@ function finish(input: FinishInput): RecallOutput {
     const vectorOf = input.vectorOf ?? (() => null);
     // Small items that point at their candidate: copying every candidate's score parts into
     // them cost more than the selection itself.
-    const items = eligible.map((s) => ({
-      id: s.id,
-      score: s.final,
-      tokens: firstOf(s.stems, policy.text.similarityStemsMax),
-      vector: vectorOf(s.id),
-      scored: s,
-    }));
+    const items = eligible.map((s) => mmrItem(s, s.final, vectorOf(s.id)));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    const head = (input.head ?? []).flatMap((id) => byId.get(id) ?? []);
     const floor = input.mmrFloor ?? policy.mmr.cosineFloor;
-    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda, floor).map((item) => item.scored));
+    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda, floor, head).map((item) => item.scored));
   }
   const pickedIds = new Set(picked.map((s) => s.id));
   const lowestPicked = picked.reduce((m, s) => Math.min(m, s.final), Number.POSITIVE_INFINITY);

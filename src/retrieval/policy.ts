@@ -25,7 +25,7 @@ const STOP_WORDS = [
  * a change of this object and of its version.
  */
 export const RANKING_POLICY = {
-  version: 'rp-2026.12-3',
+  version: 'rp-2026.12-4',
 
   /**
    * Reciprocal rank fusion: score = Σ weight / (k + rank) over the arms that found an entry.
@@ -99,11 +99,15 @@ export const RANKING_POLICY = {
    * The `head` best candidates by the keyword and graph arms alone keep their order and
    * places: a shared word is stronger evidence than a cosine of averaged word vectors, and
    * letting the cosine reorder the top cost recall@1. Below them the arm reorders and adds.
+   * MMR, too, compares the head by words only, as it does with no embedder (a cosine above
+   * the model's MMR floor between two of them demoted one: LoCoMo recall@1 and @5 fell a
+   * hair below keyword-only in some categories).
    *
-   * With the arm on, neighbour smoothing and neighbour coverage leave out INFERRED links:
-   * those were made from the same cosine the arm already counts, and counting it twice
-   * lifted a look-alike's neighbours over better matches (single-hop recall@10 on LoCoMo
-   * 0.826, and 0.831 without them). The graph walk still follows them.
+   * With the arm on, neighbour smoothing, neighbour coverage and the graph walk leave out
+   * INFERRED links: those were made from the same cosine the arm already counts, and
+   * counting it twice lifted a look-alike's neighbours over better matches (single-hop
+   * recall@10 on LoCoMo 0.826, and 0.831 without them). So the lexical arms rank exactly
+   * as with no embedder, and the head is keyword-only's head.
    */
   vector: {
     candidateLimit: 30,

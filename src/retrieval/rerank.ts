@@ -136,7 +136,7 @@ export function mmrSimilarity(
  * round visits the items by relevance, best first, and stops at the first whose bound is
  * below the best value found: the rest cannot win, and their similarities to the picked
  * items are worked out only when they are visited (most never are). The picks are those of
- * comparing every item with every pick.
+ * comparing every item with every pick. Items of `head` are picked first, in their order.
  *
  * @example mmrSelect([{ id: 'a', score: 1, tokens }, { id: 'a2', score: 0.99, tokens }, { id: 'b', score: 0.8, tokens: other }], 2)
  * // ['a', 'b']
@@ -146,9 +146,11 @@ export function mmrSelect<T extends MmrItem>(
   k: number,
   lambda: number = RANKING_POLICY.mmr.lambda,
   cosineFloor: number = RANKING_POLICY.mmr.cosineFloor,
+  head: readonly T[] = [],
 ): T[] {
   const policy = { mmr: { cosineFloor } };
   const best = items.reduce((m, it) => Math.max(m, it.score), 0);
+  const fixed = new Set<T>(head.slice(0, k));
   // With λ above 1 similarity would add to the value: no bound then.
   const bounded = lambda <= 1;
   const pool = items.map((item, at) => {
@@ -158,8 +160,8 @@ export function mmrSelect<T extends MmrItem>(
     return { item, at, rel, bound, maxSim: 0, seen: 0 };
   });
   const byBound = [...pool].sort((a, b) => b.bound - a.bound || a.at - b.at);
-  const taken = new Set<number>();
-  const picked: T[] = [];
+  const taken = new Set<number>(pool.filter((p) => fixed.has(p.item)).map((p) => p.at));
+  const picked: T[] = [...fixed];
   while (picked.length < k && taken.size < pool.length) {
     // As comparing every item in order with `>`: the first remaining item unless one beats it.
     let chosen = pool.find((p) => !taken.has(p.at))!;

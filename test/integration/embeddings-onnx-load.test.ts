@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_PROFILE_SETTINGS } from '../../src/memory/embeddings/profile.ts';
 import { testModelDir } from '../helpers/embeddings-server.ts';
+import { EVENT, FILLER, onnxConfig } from '../helpers/onnx-model.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 // Inference runs on a thread of its own: the event loop keeps answering while a real model
@@ -9,37 +9,11 @@ const model = testModelDir();
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
 const STATS = `{ stats { semantic { vectors lacking } } }`;
-const EVENT = 'Jon lost his job at the bank and opened a dance studio.';
-const FILLER = [
-  'We hiked the Appalachian trail for three days in October.',
-  'The quarterly budget review moved to the finance office.',
-  'Melanie painted a sunset over the lake with her kids.',
-  'The kids played football in the park after school.',
-];
 
 describe.skipIf(!model.dir)('onnx embeddings under load', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({
-      config: {
-        embeddings: {
-          kind: 'onnx',
-          url: null,
-          model: null,
-          apiKey: null,
-          dim: null,
-          glovePath: null,
-          modelsDir: null,
-          timeoutMs: 10_000,
-          batchSize: 64,
-          cacheBytes: 64 * 1024 * 1024,
-          modelDir: model.dir,
-          threads: 1,
-          queryTimeoutMs: 60_000,
-          profile: NO_PROFILE_SETTINGS,
-        },
-      },
-    });
+    t = await startTestServer({ config: onnxConfig(model.dir!) });
   }, 300_000);
   afterAll(() => t?.stop());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddingsConfig } from '../../src/config.ts';
 import { dot, vectorFromBytes } from '../../src/memory/embeddings/embedder.ts';
 import { OnnxEmbedder } from '../../src/memory/embeddings/onnx.ts';
 import { NO_PROFILE_SETTINGS, PROFILES } from '../../src/memory/embeddings/profile.ts';
 import { startEmbeddingsServer, testModelDir } from '../helpers/embeddings-server.ts';
+import { EVENT, FILLER, onnxConfig } from '../helpers/onnx-model.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
@@ -11,26 +11,7 @@ import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 // run in-process by onnxruntime on its own thread.
 const model = testModelDir();
 
-const onnxConfig = (extra: Partial<EmbeddingsConfig> = {}): { embeddings: EmbeddingsConfig } => ({
-  embeddings: {
-    kind: 'onnx',
-    url: null,
-    model: null,
-    apiKey: null,
-    dim: null,
-    glovePath: null,
-    modelsDir: null,
-    timeoutMs: 10_000,
-    batchSize: 64,
-    cacheBytes: 64 * 1024 * 1024,
-    modelDir: model.dir,
-    threads: 1,
-    queryTimeoutMs: 60_000,
-    profile: NO_PROFILE_SETTINGS,
-    ...extra,
-  },
-});
-const offConfig = { embeddings: { ...onnxConfig().embeddings, kind: 'off' as const } };
+const offConfig = { embeddings: { ...onnxConfig(model.dir ?? '').embeddings, kind: 'off' as const } };
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
 const RECALL = `query ($q: String!) { recall(query: $q, topK: 10) {
@@ -40,18 +21,9 @@ const STATS = `{ stats { semantic { model profile dim vectors lacking
   thresholds { duplicate similar link linksMax mmrFloor } } } }`;
 const CONNECTIONS = `query ($id: ID!) { entry(id: $id) { connections { edge { type provenance weight } entry { id } } } }`;
 
-const EVENT = 'Jon lost his job at the bank and opened a dance studio.';
 const PARAPHRASE = 'Jon lost his bank job and then opened a dance studio.';
 const RETOLD = 'After the bank let him go, Jon started his own dance studio.';
 const UNRELATED = 'My sister adopted a golden retriever puppy named Max.';
-const FILLER = [
-  'We hiked the Appalachian trail for three days in October.',
-  'The quarterly budget review moved to the finance office.',
-  'Melanie painted a sunset over the lake with her kids.',
-  'The production deploy failed on Friday because the database migration timed out.',
-  'The kids played football in the park after school.',
-  'I started learning the violin in March and practice every evening.',
-];
 
 type Hit = { arms: string[]; score: number; entry: { id: string }; explain: { cosine: number | null } };
 
@@ -79,7 +51,7 @@ async function storedVector(dbPath: string, entryId: string): Promise<{ model: s
 describe.skipIf(!model.dir)('onnx embeddings (all-MiniLM-L6-v2)', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ config: onnxConfig() });
+    t = await startTestServer({ config: onnxConfig(model.dir!) });
   }, 300_000);
   afterAll(() => t?.stop());
 
@@ -108,6 +80,23 @@ describe.skipIf(!model.dir)('onnx embeddings (all-MiniLM-L6-v2)', () => {
     expect(out.vectorArm.skipped).toBeNull();
     expect(out.hits[0]!.entry.id).toBe(ids.at(-1));
     expect(out.hits[0]!.arms).toEqual(['VECTOR']);
+  });
+
+  it('ranks keyword and graph hits as keyword-only does: the walk leaves INFERRED links to the vector arm', async () => {
+    const ws = 'inferred-walk';
+    const [hit, inferred, explicit] = await captureAll(t, ws, [EVENT, UNRELATED, FILLER[2]!]);
+    await t.server.semantic()?.settled();
+    const LINK = `mutation ($input: LinkInput!) { link(input: $input) { edge { type } } }`;
+    const link = (dst: string, provenance: string) =>
+      t.gqlOk(LINK, { input: { src: hit, dst, type: 'RELATES_TO', weight: 0.9, provenance } }, { workspace: ws });
+    await link(inferred!, 'INFERRED');
+    await link(explicit!, 'EXPLICIT');
+    const out = await recall('bank job', ws);
+    const arms = (id: string) => out.hits.find((h) => h.entry.id === id)?.arms ?? [];
+    expect(out.hits[0]!.entry.id).toBe(hit);
+    // The cosine already counts in the vector arm; a link made from it is not walked as well.
+    expect(arms(inferred!)).not.toContain('GRAPH');
+    expect(arms(explicit!)).toContain('GRAPH');
   });
 
   it('judges a paraphrase a duplicate, a retelling similar and unrelated turns neither, at the profile thresholds', async () => {
@@ -145,7 +134,7 @@ describe.skipIf(!model.dir)('onnx embeddings (all-MiniLM-L6-v2)', () => {
 
 describe.skipIf(!model.dir)('onnx model profiles', () => {
   it('puts the document prefix before stored content and rebuilds every vector when the profile changes', async () => {
-    const first = await startTestServer({ config: onnxConfig() });
+    const first = await startTestServer({ config: onnxConfig(model.dir!) });
     const ws = 'prefix';
     const dbPath = first.dbPath(ws);
     const [id] = await captureAll(first, ws, [EVENT]);
@@ -154,7 +143,9 @@ describe.skipIf(!model.dir)('onnx model profiles', () => {
     await first.server.stop();
 
     const profile = { ...NO_PROFILE_SETTINGS, documentPrefix: 'passage: ', queryPrefix: 'query: ' };
-    const second = await startTestServer({ config: { ...onnxConfig({ profile }), dataDir: first.dataDir } });
+    const second = await startTestServer({
+      config: { ...onnxConfig(model.dir!, { profile }), dataDir: first.dataDir },
+    });
     const reference = await OnnxEmbedder.load({
       dir: model.dir!,
       name: null,
@@ -183,6 +174,29 @@ describe.skipIf(!model.dir)('onnx model profiles', () => {
     }
   }, 300_000);
 
+  it("returns a batch's vectors in its texts' order, though it runs them shortest first", async () => {
+    // Chunks of two: the six texts run as three chunks of like length, not in the order given.
+    const embedder = await OnnxEmbedder.load({
+      dir: model.dir!,
+      name: null,
+      profile: PROFILES.minilm,
+      threads: 1,
+      chunk: 2,
+      maxPendingTexts: 4096,
+      queryTimeoutMs: 60_000,
+    });
+    try {
+      const texts = [FILLER[3]!, 'Hi.', EVENT, 'See you then!', FILLER[0]!, UNRELATED];
+      const together = (await embedder.embed(null, texts, 'document')).vectors;
+      for (const [i, text] of texts.entries()) {
+        const [alone] = (await embedder.embed(null, [text], 'document')).vectors;
+        expect(dot(together[i]!, alone!)).toBeGreaterThan(0.999);
+      }
+    } finally {
+      await embedder.close();
+    }
+  }, 300_000);
+
   it('sends the profile prefixes and input_type to an http endpoint serving the same model', async () => {
     const embedder = await OnnxEmbedder.load({
       dir: model.dir!,
@@ -198,7 +212,13 @@ describe.skipIf(!model.dir)('onnx model profiles', () => {
     });
     const profile = { ...NO_PROFILE_SETTINGS, profile: 'e5-small' as const, inputType: true };
     const t = await startTestServer({
-      config: onnxConfig({ kind: 'http', url: endpoint.url, model: 'served-minilm', profile, queryTimeoutMs: 30_000 }),
+      config: onnxConfig(model.dir!, {
+        kind: 'http',
+        url: endpoint.url,
+        model: 'served-minilm',
+        profile,
+        queryTimeoutMs: 30_000,
+      }),
     });
     try {
       const ws = 'http-prefix';
@@ -226,7 +246,7 @@ describe.skipIf(!model.dir)('onnx model profiles', () => {
     const queries = ['deploy failed', 'what did Jon do after losing work', 'dog', 'violin practice', 'bank job'];
     const ws = 'off-again';
     const keywordOnly = await startTestServer({ config: offConfig });
-    const withModel = await startTestServer({ config: onnxConfig() });
+    const withModel = await startTestServer({ config: onnxConfig(model.dir!) });
     let off: TestServer | null = null;
     try {
       const textOf = new Map<string, number>();

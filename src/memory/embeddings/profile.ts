@@ -1,3 +1,4 @@
+import type { ProfileName, ProfileSettings } from '../../contract/embeddings.ts';
 import { SEMANTIC_CAPTURE } from '../../contract/policy.ts';
 
 /**
@@ -80,24 +81,7 @@ export const PROFILES = {
     // e5's unrelated pairs sit around 0.7–0.8 (its model card): only the top of the range means alike.
     thresholds: { duplicate: 0.96, similar: 0.92, link: 0.88, mmrFloor: 0.9, linksMax: 3, similarMax: 5 },
   },
-} as const satisfies Record<string, ModelProfile>;
-
-export type ProfileName = keyof typeof PROFILES;
-
-/** What the configuration may set of a profile; anything unset comes from the named or guessed profile. */
-export interface ProfileSettings {
-  /** A known profile's name, or null to guess it from the model's name. */
-  profile: ProfileName | null;
-  pooling: 'mean' | 'cls' | null;
-  maxTokens: number | null;
-  queryPrefix: string | null;
-  documentPrefix: string | null;
-  inputType: boolean | null;
-  duplicate: number | null;
-  similar: number | null;
-  link: number | null;
-  mmrFloor: number | null;
-}
+} as const satisfies Record<ProfileName, ModelProfile>;
 
 export const NO_PROFILE_SETTINGS: ProfileSettings = {
   profile: null,

@@ -98,13 +98,20 @@ export class EmbedQueue {
       const last = await lastEntryN(db);
       let restarts = this.#restarts;
       let cursor = this.#cursor;
+      // The model works on the next batch while this one is stored and linked, so it never
+      // waits on the database. A batch read ahead and then not used (closed, restarted) is
+      // dropped; its entries are read again.
+      let ahead: Ahead | null = null;
       for (;;) {
         if (this.#closed) return;
         if (restarts !== this.#restarts) [restarts, cursor] = [this.#restarts, 0];
-        const rows = await entriesLackingVectors(db, model, cursor, this.#batch);
-        if (rows.length === 0) break;
-        await this.#embedAndStore(rows);
-        cursor = rows[rows.length - 1]!.n;
+        const current = ahead?.after === cursor ? ahead : await this.#ahead(cursor);
+        ahead = null;
+        if (current.rows.length === 0) break;
+        const next = current.rows[current.rows.length - 1]!.n;
+        if (restarts === this.#restarts) ahead = await this.#ahead(next);
+        await this.#store(current.rows, await current.embedded);
+        cursor = next;
         if (restarts === this.#restarts) this.#cursor = cursor;
       }
       if (restarts === this.#restarts) this.#cursor = Math.max(cursor, last);
@@ -142,16 +149,37 @@ export class EmbedQueue {
     this.#weighedAt = docs;
   }
 
-  /** Embeds a batch, stores the vectors in one write and, for new vectors of a network model, links look-alikes. */
-  async #embedAndStore(rows: Pending, link = true): Promise<void> {
-    const { db, writer } = this.#ws.access;
-    const embedder = this.#ws.embedder;
-    const model = { model: embedder.model, dim: embedder.dim };
-    const { vectors, docs } = await embedder.embed(
-      db,
+  /** The entries lacking vectors after rowid `after`, a batch of them, and their embedding under way. */
+  async #ahead(after: number): Promise<Ahead> {
+    const { db } = this.#ws.access;
+    const { model, dim } = this.#ws.embedder;
+    const rows = await entriesLackingVectors(db, { model, dim }, after, this.#batch);
+    const embedded = rows.length === 0 ? Promise.resolve(null) : this.#embed(rows);
+    // Awaited by #store, or dropped: never an unhandled rejection meanwhile.
+    embedded.catch(() => undefined);
+    return { after, rows, embedded };
+  }
+
+  #embed(rows: Pending): Promise<Embedded> {
+    return this.#ws.embedder.embed(
+      this.#ws.access.db,
       rows.map((r) => r.content),
       'document',
     );
+  }
+
+  /** Embeds a batch and stores it (re-weighing: the vectors are replaced, nothing is linked). */
+  async #embedAndStore(rows: Pending, link = true): Promise<void> {
+    await this.#store(rows, await this.#embed(rows), link);
+  }
+
+  /** Stores a batch's vectors in one write and, for new vectors of a network model, links look-alikes. */
+  async #store(rows: Pending, embedded: Embedded | null, link = true): Promise<void> {
+    if (!embedded) return;
+    const { writer } = this.#ws.access;
+    const embedder = this.#ws.embedder;
+    const model = { model: embedder.model, dim: embedder.dim };
+    const { vectors, docs } = embedded;
     const stored = await writer.run(async (scope) => {
       const out: { id: string; vector: Float32Array }[] = [];
       for (const [i, r] of rows.entries()) {
@@ -162,17 +190,27 @@ export class EmbedQueue {
       }
       return out;
     });
-    // Inline models linked at capture; a network model's links come now, each its own write and LINKED event.
+    // Inline models linked at capture; a network model's links come now. The batch's searches
+    // share passes over the matrix, and its links one transaction (each link still its own
+    // write and LINKED event).
     if (!link || embedder.inline) return;
     const matrix = await this.#ws.vectors();
-    for (const { id, vector } of stored) {
-      const { link, linksMax } = embedder.thresholds;
-      const near = await matrix.search(vector, linksMax + 1, null, link);
-      await autoLink(
-        writer,
-        id,
-        near.filter((m) => m.id !== id && m.cosine >= link),
-      );
-    }
+    const { link: floor, linksMax } = embedder.thresholds;
+    const found = await Promise.all(
+      stored.map(async ({ id, vector }) => ({
+        entryId: id,
+        near: (await matrix.search(vector, linksMax + 1, null, floor)).filter((m) => m.id !== id && m.cosine >= floor),
+      })),
+    );
+    await autoLink(writer, found);
   }
+}
+
+type Embedded = { vectors: Float32Array[]; docs: number };
+
+/** A batch read ahead: the entries after `after`, and their vectors being made. */
+interface Ahead {
+  after: number;
+  rows: Pending;
+  embedded: Promise<Embedded | null>;
 }
