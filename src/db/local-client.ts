@@ -957,7 +957,6 @@ class SqlThread {
     this.#onStop = onStop;
     const libsql = createRequire(import.meta.url).resolve('libsql');
     this.#worker = new Worker(SQL_THREAD_SOURCE, { eval: true, name, workerData: { libsql } });
-    this.#worker.unref();
     this.#worker.on('message', (reply: ThreadReply) => this.#answer(reply));
     this.#worker.on('error', (error) => this.#fail(error));
     this.#worker.on('exit', () => {
@@ -965,6 +964,8 @@ class SqlThread {
       this.#stopped = new LibsqlError('The SQL thread has stopped', 'CLIENT_CLOSED');
       this.#fail(this.#stopped);
     });
+    // After the listeners: a 'message' listener refs the worker's port again.
+    this.#worker.unref();
   }
 
   /** Calls sent and not yet answered (the reader pool sends a read to the least loaded thread). */
@@ -1062,15 +1063,21 @@ function writeThread(): SqlThread {
  */
 const readerPool: SqlThread[] = [];
 
-function readerThreads(size: number): SqlThread[] {
-  while (readerPool.length < size) {
-    const thread: SqlThread = new SqlThread(`sphere-reader-${readerPool.length + 1}`, () => {
-      const at = readerPool.indexOf(thread);
-      if (at >= 0) readerPool.splice(at, 1);
-    });
-    readerPool.push(thread);
-  }
-  return readerPool.slice(0, size);
+/**
+ * The least loaded of the first `size` reader threads; a new one starts only when every
+ * running one has a call out, so that no thread idles without a connection (it would
+ * never stop: a thread stops when its last connection closes).
+ */
+function readerThread(size: number): SqlThread {
+  let best: SqlThread | null = null;
+  for (const thread of readerPool.slice(0, size)) if (!best || thread.load < best.load) best = thread;
+  if (best && (best.load === 0 || readerPool.length >= size)) return best;
+  const thread: SqlThread = new SqlThread(`sphere-reader-${readerPool.length + 1}`, () => {
+    const at = readerPool.indexOf(thread);
+    if (at >= 0) readerPool.splice(at, 1);
+  });
+  readerPool.push(thread);
+  return thread;
 }
 
 /** A client's read-only connections on the reader threads, opened on a thread when a read first goes there. */
@@ -1087,9 +1094,7 @@ class ReadChannels {
   }
 
   run(stmts: readonly InStatement[]): Promise<ResultSet[]> {
-    let best: SqlThread | null = null;
-    for (const thread of readerThreads(this.#size)) if (!best || thread.load < best.load) best = thread;
-    const thread = best!;
+    const thread = readerThread(this.#size);
     let channel = this.#channels.get(thread);
     if (!channel || channel.stopped) {
       channel = thread.channel(this.#path, this.#timeout, true);

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServerProcess, spawnServer } from '../helpers/process.ts';
 
 /**
@@ -124,5 +125,57 @@ describe('SQL threads under a burst of workspaces', () => {
       total += (body.data as { count: number }).count;
     }
     expect(total).toBe(6 * WORKSPACES);
+  });
+});
+
+describe('SQL threads when the server stops', () => {
+  it('leave nothing running: a program that stops its server exits by itself', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sphere-sql-exit-'));
+    const src = (path: string) => JSON.stringify(new URL(`../../src/${path}`, import.meta.url).href);
+    // Reads one at a time on a pool of 4 reader threads: one thread is ever needed.
+    const program = `
+      import { loadConfig } from ${src('config.ts')};
+      import { buildServer } from ${src('server/server.ts')};
+      const server = buildServer(loadConfig({ SPHERE_READER_THREADS: '4' },
+        { port: 0, host: '127.0.0.1', dataDir: ${JSON.stringify(dir)}, rateLimit: 0, logLevel: 'silent' }));
+      const { url } = await server.start();
+      const post = (workspace, query) => fetch(url.replace(/\\/graphql$/, '') + '/graphql', {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-workspace': workspace },
+        body: JSON.stringify({ query }) }).then((r) => r.json());
+      for (const ws of ['one', 'two']) {
+        const stored = await post(ws, 'mutation { capture(input: { content: "a lighthouse by the sea" }) { outcome } }');
+        console.log(JSON.stringify(stored));
+        for (let i = 0; i < 5; i++) await post(ws, '{ recall(query: "lighthouse") { hits { snippet } } count }');
+      }
+      await server.stop();
+      console.log('stopped');
+    `;
+    const file = join(dir, 'program.mjs');
+    await writeFile(file, program);
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = once(child, 'exit');
+    try {
+      // However slow the machine, the program ends soon after it stops its server; a thread
+      // left running would keep it alive until it is killed.
+      await vi.waitFor(() => expect(out).toContain('stopped'), { timeout: 120_000, interval: 100 });
+      expect(out.match(/"outcome":"STORED"/g)).toHaveLength(2);
+      const stoppedAt = Date.now();
+      const outcome = await Promise.race([exited.then(() => 'exited'), sleep(30_000).then(() => 'still running')]);
+      expect(outcome, out).toBe('exited');
+      expect(child.exitCode, out).toBe(0);
+      expect(Date.now() - stoppedAt).toBeLessThan(30_000);
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
