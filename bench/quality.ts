@@ -72,8 +72,11 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, i:
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
 const LINK = `mutation ($input: LinkInput!) { link(input: $input) { edge { type } } }`;
+// countRecall: false: the questions are an evaluation, not a history of use; counted, each one
+// would lift its hits in the next one's ranking, and two modes that return different hits
+// would answer the rest of the set from different states.
 const RECALL = `query ($q: String!, $k: Int!, $asOf: DateTime!) {
-  recall(query: $q, topK: $k, asOf: $asOf) { hits { rank entry { id } } } }`;
+  recall(query: $q, topK: $k, asOf: $asOf, countRecall: false) { hits { rank entry { id } } } }`;
 
 /** Captures every turn and links consecutive turns of a session; returns dia id → entry id. */
 async function loadConversation(url: string, workspace: string, conv: Conversation): Promise<Map<string, string>> {
@@ -215,7 +218,7 @@ async function askQuestions(
     conv.turns.map((t) => t.diaId),
     conv.turns.map((t) => t.content),
   );
-  // One question at a time: each recall bumps the recall counts the next one sees.
+  // One question at a time, as an agent asks them.
   for (const q of conv.questions) {
     const t1 = performance.now();
     const data = await gql<{ recall: { hits: { rank: number; entry: { id: string } }[] } }>(url, workspace, RECALL, {

@@ -180,8 +180,13 @@ builder.queryFields((t) => ({
       kind: t.arg({ type: EntryKindEnum, description: 'Only entries of this kind.' }),
       filter: t.arg({ type: RecallFilterRef, description: 'More filters, applied before ranking.' }),
       asOf: t.arg({ type: 'DateTime', description: 'Anchor for relative time phrases and time decay (default now).' }),
+      countRecall: t.arg.boolean({
+        defaultValue: true,
+        description:
+          "Add 1 to each hit's recallCount, which lifts it a little in later recalls. false leaves the counts as they were: for previews, dashboards and evaluations whose questions should not rank each other's answers.",
+      }),
     },
-    resolve: async (_r, args, ctx) => {
+    resolve: async (_r, { countRecall, ...args }, ctx) => {
       const input = {
         ...args,
         topK: args.topK ?? undefined,
@@ -198,7 +203,7 @@ builder.queryFields((t) => ({
       };
       const result = await recallEntries(db, input, new Date(ctx.now()), vectors);
       // recall_count + 1 for what was returned, written shortly after through the writer.
-      ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
+      if (countRecall !== false) ctx.workspace.bookkeeper.recalled(result.hits.map((h) => h.entry.id));
       // The hits' fields read what recall already read with them (one snapshot, no more statements).
       for (const hit of result.hits) {
         if (hit.contentCut) CUT_CONTENT.add(hit.entry);
