@@ -74,8 +74,16 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
           const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
           logger.error({ err: original, path: (error as GraphQLError).path }, 'unexpected error');
         } else if (code === 'UNAVAILABLE') {
-          // Retryable for the client; the operator needs the cause (a dead link, a rotated token).
-          logger.warn({ reason: masked.message, path: (error as GraphQLError).path }, 'database unavailable');
+          // Retryable for the client; the operator needs the cause (a dead link, a rotated token,
+          // the storage error behind a generic answer).
+          type Coded = { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+          const original = (error instanceof GraphQLError ? error.originalError : error) as Coded;
+          // A query's client error (a storage code) may come wrapped by drizzle, whose message holds the SQL.
+          const coded = [original, original?.cause as Coded].find(
+            (e) => typeof e?.code === 'string' && !(e instanceof DomainError),
+          );
+          const cause = coded ? { code: coded.code, cause: coded.message } : {};
+          logger.warn({ reason: masked.message, ...cause, path: (error as GraphQLError).path }, 'database unavailable');
         }
         return masked;
       },

@@ -76,6 +76,13 @@ function fileRows(name: string, sql: string): Record<string, unknown>[] {
   }
 }
 
+/** What the instances logged about refusing as UNAVAILABLE, with the cause: shown when a write failed. */
+const unavailableLog = () =>
+  [a, b]
+    .flatMap((s) => s.output().split('\n'))
+    .filter((l) => l.includes('database unavailable'))
+    .join('\n');
+
 const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
 async function until(check: () => Promise<boolean> | boolean, boundMs: number, what: string): Promise<void> {
@@ -362,7 +369,10 @@ describe.skipIf(!redisBinary.available)(
       const { token } = await createToken('together');
       const { subs, markerSeq } = await liveOnBoth(token, 'together');
       const { onA, onB } = await loadBoth(token, 'together');
-      expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
+      expect(
+        [...onA, ...onB].flatMap((r) => r.failures),
+        unavailableLog(),
+      ).toEqual([]);
       const acked = [...ackedOf(onA), ...ackedOf(onB)];
       expect(acked).toHaveLength(2 * CLIENTS_PER_INSTANCE * WRITES_PER_CLIENT);
 
@@ -386,7 +396,10 @@ describe.skipIf(!redisBinary.available)(
       for (const health of (await outage) ?? []) {
         expect(health).toMatchObject({ status: 'degraded', redis: { state: 'down' } });
       }
-      expect([...onA, ...onB].flatMap((r) => r.failures)).toEqual([]);
+      expect(
+        [...onA, ...onB].flatMap((r) => r.failures),
+        unavailableLog(),
+      ).toEqual([]);
       const acked = [...ackedOf(onA), ...ackedOf(onB)];
 
       await expectStored('restarts', token, acked, [a, b]);

@@ -286,6 +286,29 @@ describe('hosted mode under faults: limits, restarts, refusals, tokens', () => {
     expect((await capture('faulty', { content: 'after the timeout' })).outcome).toBe('STORED');
   });
 
+  it('a lock held outside the service: the write is refused UNAVAILABLE, and the log names the storage error', async () => {
+    expect((await capture('locked', { content: 'before the lock' })).outcome).toBe('STORED');
+    const before = contents('locked').length;
+    const mark = serve.output().length;
+    // Another program holds the database's write lock; the service does not wait for it.
+    const holder = new Database(hrana.dbPath('locked'), { timeout: 0 });
+    holder.exec('BEGIN IMMEDIATE');
+    let answer: GqlResponse;
+    try {
+      answer = await gql(CAPTURE, { input: { content: 'while another program holds the lock' } }, 'locked');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(answer.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+    expect(contents('locked')).toHaveLength(before);
+    const log = await logSince(mark, /database unavailable/);
+    expect(log).toMatch(
+      /"reason":"the workspace database cannot take writes right now; retry later","code":"SQLITE_BUSY/,
+    );
+    expect((await capture('locked', { content: 'after the lock' })).outcome).toBe('STORED');
+  });
+
   it('the database service restarting mid-commit', async () => {
     const mark = serve.output().length;
     hrana.latencyMs = 300;
