@@ -311,7 +311,12 @@ export class HranaTestServer {
     if (!Array.isArray(requests)) throw new ProtocolError('requests must be an array');
     const stream = this.#acquire(name, body.baton);
     try {
-      if (sqlOf(body).some((s) => WRITE.test(s))) await this.#lockWrite(stream);
+      if (sqlOf(body).some((s) => WRITE.test(s))) {
+        const deadline = Date.now() + BUSY_WAIT_MS;
+        // Checked again in the same turn as the statements run: several writers woken by one
+        // commit go in one at a time, the first taking the lock before the next looks.
+        while (this.#lockedFor(stream) && Date.now() < deadline) await this.#writerDone(stream.db, deadline);
+      }
       const results = requests.map((r: Json) => this.#request(stream, r));
       return { baton: this.#release(stream), base_url: null, results };
     } catch (error) {
@@ -368,13 +373,14 @@ export class HranaTestServer {
     return stream;
   }
 
-  /** Waits (without blocking) until no other stream of the database holds a write transaction. */
-  async #lockWrite(stream: Stream): Promise<void> {
-    const db = stream.db;
-    const deadline = Date.now() + BUSY_WAIT_MS;
-    while (db.writer && db.writer !== stream && Date.now() < deadline) {
-      await Promise.race([new Promise<void>((r) => db.waiters.push(r)), sleep(deadline - Date.now())]);
-    }
+  /** Whether another stream of the database holds a write transaction. */
+  #lockedFor(stream: Stream): boolean {
+    return stream.db.writer !== null && stream.db.writer !== stream;
+  }
+
+  /** Resolves (without blocking) when the database's write transaction ends, or at the deadline. */
+  async #writerDone(db: Stream['db'], deadline: number): Promise<void> {
+    await Promise.race([new Promise<void>((r) => db.waiters.push(r)), sleep(deadline - Date.now())]);
   }
 
   #release(stream: Stream): string | null {

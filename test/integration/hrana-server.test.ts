@@ -253,6 +253,25 @@ describe('Hrana test server: writers, idle streams and time limits', () => {
     expect(fileRows('writers', 'SELECT k FROM w ORDER BY rowid')).toEqual([['a'], ['b']]);
   });
 
+  it('lets writers waiting for one transaction in one at a time: none finds the lock taken (SQLITE_BUSY)', async () => {
+    const c = client('waiters');
+    await c.execute('CREATE TABLE w (k TEXT)');
+    const held = await c.transaction('write');
+    await held.execute("INSERT INTO w VALUES ('held')");
+    // Several write transactions queue behind it, each kept open across requests as the
+    // server's writer does.
+    const waiting = ['b', 'c', 'd'].map((k) =>
+      c.transaction('write').then(async (tx) => {
+        await tx.execute({ sql: 'INSERT INTO w VALUES (?)', args: [k] });
+        await tx.commit();
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await held.commit();
+    expect(await Promise.all(waiting.map(codeOf))).toEqual(['resolved', 'resolved', 'resolved']);
+    expect(fileRows('waiters', 'SELECT k FROM w ORDER BY k')).toEqual([['b'], ['c'], ['d'], ['held']]);
+  });
+
   it('expires a stream left idle, rolling back its transaction and freeing the write lock', async () => {
     const c = client('idle');
     await c.execute('CREATE TABLE i (k TEXT)');
