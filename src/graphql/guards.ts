@@ -57,7 +57,7 @@ export async function runGrowingWrite<T>(
   try {
     return await runWrite(ctx, await make());
   } finally {
-    ctx.storage.wrote();
+    ctx.storage.wrote(grows);
   }
 }
 

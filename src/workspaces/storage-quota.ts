@@ -26,20 +26,26 @@ export async function databaseBytes(db: Pick<RootDb, 'all'>): Promise<number> {
 /**
  * What a write of these strings may add to a database: their UTF-8 bytes three times (the
  * row, its full-text postings and, for a change, the revision that keeps the old text),
- * plus a kilobyte for the rest (event row, index entries). Only bridges the moments
- * between two reads of the real size.
+ * plus two pages for the rest (event row, index entries): a small write adds far less on
+ * average, but now and then splits a page of a table or an index, and the estimate bridges
+ * the moments between two reads of the real size, so it must not fall short of them.
  */
 export function writeEstimate(...texts: readonly (string | null | undefined)[]): number {
   let bytes = 0;
   for (const t of texts) if (t) bytes += Buffer.byteLength(t, 'utf8');
-  return 3 * bytes + 1024;
+  return 3 * bytes + WRITE_OVERHEAD_BYTES;
 }
+
+/** Two pages of SQLite's default size. */
+const WRITE_OVERHEAD_BYTES = 8 * 1024;
 
 interface Size {
   /** Pages in use × page size at the last read. */
   measured: number;
-  /** Estimates of the writes admitted since that read began. */
+  /** Estimates of the writes admitted that the last read may not hold. */
   pending: number;
+  /** The part of `pending` whose writes have finished: the next read to begin holds them. */
+  settled: number;
   /** Whether a read has completed: until then the size is unknown. */
   ready: boolean;
   /** When the last read began (performance.now()). */
@@ -52,9 +58,10 @@ interface Size {
 /**
  * Storage quotas (SPHERE_MAX_WORKSPACE_MB). Each workspace's size is read from its
  * database (see databaseBytes) by the first write that needs it, and again by a write that
- * finds it changed, or would refuse it, once the last read is REMEASURE_MS old: never more
- * than a few reads a second per workspace, and none without a quota. Writes in between
- * count by estimate. A write that would take the workspace past its quota is refused with
+ * finds it changed once the last read is REMEASURE_MS old, or that would be refused while
+ * estimates of finished writes count in the size (they are ceilings; the read replaces them
+ * with what those writes took); none without a quota. Writes in between count by estimate
+ * (writeEstimate). A write that would take the workspace past its quota is refused with
  * QUOTA_EXCEEDED before it is queued, so nothing of it is stored; reads, forget, unlink
  * and maintenance are never refused (what forget frees counts at the next read).
  */
@@ -66,8 +73,11 @@ export class StorageMeter {
     return {
       quotaBytes,
       admit: (estimate) => this.#admit(workspace, quotaBytes, estimate),
-      wrote: () => {
-        if (quotaBytes !== null) this.#entry(workspace.id).dirty = true;
+      wrote: (estimate) => {
+        if (quotaBytes === null) return;
+        const s = this.#entry(workspace.id);
+        s.dirty = true;
+        s.settled += estimate;
       },
       size: async () => {
         await this.#read(workspace, true);
@@ -81,8 +91,10 @@ export class StorageMeter {
     const s = this.#sizes.get(workspace.id);
     if (!s?.ready || (s.dirty && this.#due(s))) await this.#read(workspace, false);
     let size = this.#size(workspace.id);
-    // Before refusing, a read of its own: forget (or an operator) may have made room since.
-    if (size + estimate > quota && this.#due(this.#entry(workspace.id))) {
+    // Before refusing, a read of its own: forget (or an operator) may have made room since,
+    // and estimates of finished writes (each a ceiling) give way to what they really took.
+    const entry = this.#entry(workspace.id);
+    if (size + estimate > quota && (this.#due(entry) || entry.settled > 0)) {
       await this.#read(workspace, true);
       size = this.#size(workspace.id);
     }
@@ -102,15 +114,17 @@ export class StorageMeter {
     const s = this.#entry(workspace.id);
     if (s.reading && !fresh) return s.reading;
     if (s.reading) await s.reading.catch(() => {});
-    const pendingBefore = s.pending;
+    // What finished before the read begins is in what it reads; a write still queued or in
+    // flight may commit after the read's snapshot, so its estimate stays until a later read.
+    const settledBefore = s.settled;
     s.readAt = performance.now();
     s.dirty = false;
     s.reading = databaseBytes(workspace.db)
       .then((bytes) => {
         s.measured = bytes;
         s.ready = true;
-        // Writes admitted since the read began may not be in it yet: their estimates stay.
-        s.pending = Math.max(0, s.pending - pendingBefore);
+        s.pending = Math.max(0, s.pending - settledBefore);
+        s.settled = Math.max(0, s.settled - settledBefore);
       })
       .finally(() => {
         s.reading = null;
@@ -133,7 +147,7 @@ export class StorageMeter {
       // Most recently used last, so the first is the one to forget.
       this.#sizes.delete(id);
     } else {
-      s = { measured: 0, pending: 0, ready: false, readAt: 0, dirty: false, reading: null };
+      s = { measured: 0, pending: 0, settled: 0, ready: false, readAt: 0, dirty: false, reading: null };
       const oldest = this.#sizes.size >= REMEMBERED_MAX ? this.#sizes.keys().next().value : undefined;
       if (oldest !== undefined) this.#sizes.delete(oldest);
     }
@@ -148,8 +162,11 @@ export interface WorkspaceStorage {
   readonly quotaBytes: number | null;
   /** Refuses with QUOTA_EXCEEDED a write of about `estimate` bytes that would take the workspace past its quota. */
   admit(estimate: number): Promise<void>;
-  /** Tells of a write that may have stored more, so the next write reads the size again when due. */
-  wrote(): void;
+  /**
+   * Tells that a write admitted with `estimate` has finished (stored or not), so the next
+   * read of the size holds it and the next write reads the size again when due.
+   */
+  wrote(estimate: number): void;
   /** The size now, read afresh. */
   size(): Promise<number>;
 }

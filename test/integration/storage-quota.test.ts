@@ -105,8 +105,8 @@ describe('storage quota (SPHERE_MAX_WORKSPACE_MB)', () => {
     const stats = (await ok(ws, STATS)).stats;
     expect(stats.entries).toBe(ids.length + small);
     expect(stats.quotaBytes).toBe(QUOTA);
-    // Refusals come from the last size read plus an estimate of the writes since, which keeps a
-    // margin: on a busy machine fewer reads happen between writes, so it is wider.
+    // A refusal follows a read of the real size (plus estimates of writes still in flight):
+    // the last writes admitted leave less than a few of their estimates free.
     expect(stats.sizeBytes).toBeGreaterThan(QUOTA * 0.75);
     expect(stats.sizeBytes).toBeLessThanOrEqual(QUOTA);
     const recalled = (await ok(ws, RECALL, { q: 'w1x1' })).recall.hits;
