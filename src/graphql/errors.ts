@@ -19,6 +19,16 @@ function storageCode(error: unknown): string | null {
   return null;
 }
 
+/**
+ * The storage error (its SQLite code and message) that maskError answers as UNAVAILABLE
+ * with a generic message, or null: what the operator's log needs to name the cause.
+ */
+export function storageFailure(error: unknown): { code: string; message: string } | null {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  const code = storageCode(original);
+  return code ? { code, message: String((original as { message?: unknown }).message) } : null;
+}
+
 /** A client-facing GraphQLError for an expected failure. */
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
   const status = HTTP_STATUS[error.code];

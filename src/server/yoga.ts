@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
-import { maskError, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
+import { maskError, storageFailure, toGraphQLError, useErrorCodes } from '../graphql/errors.ts';
 import { documentLimitPlugins, type Estimate } from '../graphql/limits.ts';
 import { useMutationGuard } from '../graphql/mutation-guard.ts';
 import { withReadBudget } from '../graphql/read-budget.ts';
@@ -76,13 +76,8 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
         } else if (code === 'UNAVAILABLE') {
           // Retryable for the client; the operator needs the cause (a dead link, a rotated token,
           // the storage error behind a generic answer).
-          type Coded = { code?: unknown; message?: unknown; cause?: unknown } | undefined;
-          const original = (error instanceof GraphQLError ? error.originalError : error) as Coded;
-          // A query's client error (a storage code) may come wrapped by drizzle, whose message holds the SQL.
-          const coded = [original, original?.cause as Coded].find(
-            (e) => typeof e?.code === 'string' && !(e instanceof DomainError),
-          );
-          const cause = coded ? { code: coded.code, cause: coded.message } : {};
+          const storage = storageFailure(error);
+          const cause = storage ? { code: storage.code, cause: storage.message } : {};
           logger.warn({ reason: masked.message, ...cause, path: (error as GraphQLError).path }, 'database unavailable');
         }
         return masked;
