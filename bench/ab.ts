@@ -67,7 +67,7 @@ function cpuMs(pid: number): number {
 
 /** Seeds for graphView (as bench/perf.ts picks them) or the recall query mix. */
 async function workload(template: string): Promise<{ warm: string[]; timed: string[] }> {
-  if (opts.what === 'recall') return { warm: makeQueries(40, seed + 1000), timed: makeQueries(calls, seed) };
+  if (opts.what === 'recall') return { warm: makeQueries(40, seed, 1000), timed: makeQueries(calls, seed) };
   const raw = createClient({ url: `file:${template}`, intMode: 'number' });
   const pick = async (count: number, salt: number) => {
     const rng = new Rng(seed * 13 + salt);

@@ -613,7 +613,7 @@ async function measureHostile(api: GqlClient, server: ServerChild, size: number)
   const hostile = gqlClient(server.url, HOSTILE_WORKSPACE);
   try {
     for (let i = 0; i < HOSTILE_ENTRIES; i++) await hostile.request(CAPTURE, { input: { content: longWordEntry(i) } });
-    const queries = makeQueries(Math.min(N_QUERIES, 100), seed + 7);
+    const queries = makeQueries(Math.min(N_QUERIES, 100), seed, 7);
     await scrapeLoopDelay(server.url);
     const hostileMs: number[] = [];
     let running = true;
@@ -779,7 +779,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
     await server.stop();
   }
   if (!skip.has('readers'))
-    result.readers = await measureReaders(load.file, runDir, makeQueries(N_QUERIES, seed + 11), log);
+    result.readers = await measureReaders(load.file, runDir, makeQueries(N_QUERIES, seed, 11), log);
   if (!skip.has('export')) result.exportImport = await measureExportImport(runDir, size);
   if (profile) result.profiles = await profileServer(runDir, size, stamp);
   rmSync(runDir, { recursive: true, force: true });

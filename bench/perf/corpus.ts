@@ -473,10 +473,14 @@ export function makeCaptures(count: number, seed: number, salt: string): Capture
   return out;
 }
 
-/** The fixed recall query mix. */
-export function makeQueries(count: number, seed: number): string[] {
+/**
+ * The fixed recall query mix, in the words of the corpus built with `seed`; another
+ * `variant` is another mix of the same words (a different seed would be another language,
+ * whose queries find nothing).
+ */
+export function makeQueries(count: number, seed: number, variant = 0): string[] {
   const lang = new Language(seed);
-  const rng = new Rng(seed * 7 + 3);
+  const rng = new Rng(seed * 7 + 3 + variant * 1_000_003);
   return Array.from({ length: count }, () => lang.query(rng));
 }
 
