@@ -29,7 +29,8 @@ export async function buildBundle({ quiet = false } = {}) {
   try {
     await build({
       absWorkingDir: ROOT,
-      entryPoints: { cli: 'src/cli/main.ts' },
+      // recall-thread: what reader threads load to run recall (src/retrieval/recall-thread.ts).
+      entryPoints: { cli: 'src/cli/main.ts', 'recall-thread': 'src/retrieval/recall-thread.ts' },
       outdir: fresh,
       bundle: true,
       splitting: true,

@@ -123,6 +123,37 @@ export async function migrateConcurrently(run: () => Promise<void>, attempts = 5
   }
 }
 
+/**
+ * A client that can run a task module's work on a reader thread (LocalClient.readTask);
+ * null from it means the work runs on the calling thread.
+ */
+export interface ReadTasks {
+  readTask<T>(module: URL, name: string, args: unknown): Promise<{ value: T } | null>;
+}
+
+/**
+ * Runs a task of `module` where the database's reads run, when that is a reader thread:
+ * its answer, or null when the caller should do the work itself (a hosted database, a
+ * transaction, no reader threads, a workspace that does not exist yet).
+ */
+export async function onReaderThread<T>(
+  db: Db,
+  module: URL,
+  name: string,
+  args: unknown,
+): Promise<{ value: T } | null> {
+  const client = (db as { $client?: Partial<ReadTasks> }).$client;
+  return client?.readTask ? client.readTask<T>(module, name, args) : null;
+}
+
+/**
+ * The URL of a task module (see LocalClient.readTask) beside the calling module: `name.ts`
+ * among the sources, `name.js` in the bundle, where scripts/build.mjs makes it an entry.
+ */
+export function taskModuleUrl(name: string, beside: string): URL {
+  return new URL(`./${name}${beside.endsWith('.ts') ? '.ts' : '.js'}`, beside);
+}
+
 /** Receives every SQL statement drizzle runs (tests pin statement counts with it). */
 export type QueryListener = (query: string, params: unknown[]) => void;
 

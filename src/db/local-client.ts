@@ -1,5 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   type Client,
@@ -13,6 +15,7 @@ import {
   type TransactionMode,
 } from '@libsql/client';
 import Database from 'libsql';
+import { DomainError, type ErrorCode } from '../contract/errors.ts';
 
 /**
  * An embedded libSQL file behind the `Client` interface of @libsql/client, with one
@@ -88,6 +91,11 @@ export interface LocalClientOptions {
    * 0 (the default) runs them on the calling thread.
    */
   readers?: number;
+  /**
+   * An open connection to read through instead of opening any (a reader thread's own, for a
+   * task run there: see db/read-task.ts). Its owner closes it; this client never does.
+   */
+  connection?: Db;
 }
 
 /** Statements that only read: run on a reader thread when the client has them. */
@@ -160,7 +168,7 @@ export class LocalClient implements Client {
   readonly protocol = 'file' as const;
   readonly #path: string;
   readonly #timeout: number;
-  readonly #max: number;
+  #max: number;
   #idle: Connection[] = [];
   readonly #borrowed = new Set<Connection>();
   #waiters: { resolve: (c: Connection) => void; reject: (e: unknown) => void }[] = [];
@@ -174,6 +182,7 @@ export class LocalClient implements Client {
   #wal: Promise<FileHandle> | null = null;
   #thread: WriteChannel | null = null;
   readonly #readers: ReadChannels | null;
+  readonly #adopted: Db | null;
 
   /**
    * A client whose first statement ran on the write thread: switching a new file to WAL
@@ -203,7 +212,13 @@ export class LocalClient implements Client {
     this.#timeout = opts.timeout ?? 5_000;
     this.#max = Math.max(1, opts.concurrency ?? 4);
     let wal: boolean;
-    if (opened) {
+    this.#adopted = opts.connection ?? null;
+    if (this.#adopted) {
+      // Only reads run through it, so there is no commit to sync and no reader thread to use.
+      this.#max = 1;
+      wal = false;
+      this.#idle.push({ db: this.#adopted, statements: new Map(), schema: this.#schema });
+    } else if (opened) {
       wal = opened.wal;
       this.#thread = wal ? opened.channel : null;
       if (!wal) opened.channel.close();
@@ -244,6 +259,19 @@ export class LocalClient implements Client {
     if (this.#thread?.stopped) this.#thread.close();
     if (!this.#thread || this.#thread.stopped) this.#thread = writeThread().channel(this.#path, this.#timeout);
     return this.#thread;
+  }
+
+  /**
+   * Runs `runTask(name, connection, args)` of a task module (see db/read-task.ts) on a reader
+   * thread, against that thread's own read-only connection to this file: work that reads
+   * many rows and computes over them (recall's ranking) runs there whole, and only its
+   * answer crosses to this thread. Null when the client has no reader threads (the caller
+   * then runs the work here).
+   */
+  async readTask<T>(module: URL, name: string, args: unknown): Promise<{ value: T } | null> {
+    if (!this.#readers) return null;
+    this.#check();
+    return { value: (await this.#readers.task(module, name, args)) as T };
   }
 
   /** fdatasyncs of the write-ahead log so far (each covers every commit before it began). */
@@ -383,12 +411,16 @@ export class LocalClient implements Client {
     this.#readers?.close();
     this.#wal?.then((h) => h.close()).catch(() => {});
     this.#wal = null;
-    for (const conn of [...this.#idle, ...this.#borrowed]) closeQuietly(conn);
+    for (const conn of [...this.#idle, ...this.#borrowed]) this.#closeQuietly(conn);
     this.#idle = [];
     this.#borrowed.clear();
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w.reject(new LibsqlError('The client is closed', 'CLIENT_CLOSED'));
+  }
+
+  #closeQuietly(conn: Connection): void {
+    if (conn.db !== this.#adopted) closeQuietly(conn);
   }
 
   #open(normal = this.#walSync !== null): Connection {
@@ -422,12 +454,12 @@ export class LocalClient implements Client {
       try {
         conn.db.exec('ROLLBACK');
       } catch {
-        closeQuietly(conn);
+        this.#closeQuietly(conn);
         return;
       }
     }
     if (this.closed || !conn.db.open) {
-      closeQuietly(conn);
+      this.#closeQuietly(conn);
       return;
     }
     const waiter = this.#waiters.shift();
@@ -784,6 +816,7 @@ function close(key) {
   connections.delete(key);
   if (!c) return;
   c.closed = true;
+  closeTasks(key);
   for (const m of c.queue) parentPort.postMessage({ id: m.id, ...failure(new Error('The client is closed'), 0, false) });
   c.queue = [];
   c.statements.clear();
@@ -898,6 +931,40 @@ function drain(c) {
     c.queue.shift();
   }
 }
+// Tasks: a module's function run here with this thread's read connection to one database
+// (recall ranks where its rows are read; see LocalClient.readTask). A module in TypeScript
+// (the sources, in development and tests) is compiled on load by tsx, registered once.
+const modules = new Map();
+let compiler = null;
+function taskModule(url, tsx) {
+  let mod = modules.get(url);
+  if (!mod) {
+    if (tsx) compiler ??= import(tsx).then((api) => api.register());
+    mod = Promise.resolve(tsx ? compiler : null).then(() => import(url));
+    modules.set(url, mod);
+  }
+  return mod;
+}
+function plainError(e) {
+  return {
+    name: String(e && e.name), message: String(e && e.message), code: e && e.code,
+    rawCode: e && e.rawCode, extendedCode: e && e.extendedCode, details: e && e.details && typeof e.details === 'object' ? e.details : undefined,
+  };
+}
+async function task(c, m) {
+  try {
+    const mod = await taskModule(m.module, m.tsx);
+    if (c.init) { c.db.exec(c.init); c.init = null; }
+    const value = await mod.runTask(m.task, { key: m.key, path: c.path, timeout: c.timeout, db: c.db }, m.args);
+    parentPort.postMessage({ id: m.id, value });
+  } catch (e) {
+    try { parentPort.postMessage({ id: m.id, taskError: plainError(e) }); }
+    catch (again) { parentPort.postMessage({ id: m.id, taskError: plainError(again) }); }
+  }
+}
+function closeTasks(key) {
+  for (const mod of modules.values()) mod.then((m) => m.closeTask && m.closeTask(key)).catch(() => {});
+}
 parentPort.on('message', (m) => {
   if (m.open) {
     try { open(m.key, m.path, m.timeout, m.readOnly); parentPort.postMessage({ id: m.id, results: [] }); }
@@ -907,6 +974,7 @@ parentPort.on('message', (m) => {
   if (m.close) { close(m.key); return; }
   const c = connections.get(m.key);
   if (!c) { parentPort.postMessage({ id: m.id, at: 0, error: { message: 'The client is closed', code: 'CLIENT_CLOSED', sync: false } }); return; }
+  if (m.task) { void task(c, m); return; }
   m.deadline = Date.now() + c.timeout;
   c.queue.push(m);
   if (c.queue.length === 1) drain(c);
@@ -930,11 +998,26 @@ interface ThreadReply {
   results?: ThreadResult[];
   at?: number;
   error?: { message: string; code?: string; rawCode?: number; sync: boolean };
+  /** A task's answer (see LocalClient.readTask). */
+  value?: unknown;
+  taskError?: TaskFailure;
+}
+
+/** A task's error as it crossed from its thread: what its own class and code were. */
+interface TaskFailure {
+  name: string;
+  message: string;
+  code?: string;
+  extendedCode?: string;
+  rawCode?: number;
+  details?: Record<string, unknown>;
 }
 
 interface PendingCall {
   resolve: (r: ResultSet[]) => void;
   reject: (e: unknown) => void;
+  /** A task: resolved with its value as it came, not as result sets. */
+  task: boolean;
 }
 
 /**
@@ -993,6 +1076,11 @@ class SqlThread {
         await opened;
         return this.#call({ key, stmts: stmts.map(plainStatement) });
       },
+      task: async (module, name, args) => {
+        if (closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+        await opened;
+        return this.#call({ key, task: name, module: module.href, tsx: compilerFor(module), args }, true);
+      },
       close: () => {
         if (closed) return;
         closed = true;
@@ -1005,13 +1093,15 @@ class SqlThread {
     };
   }
 
-  #call(message: Record<string, unknown>): Promise<ResultSet[]> {
+  #call(message: Record<string, unknown>): Promise<ResultSet[]>;
+  #call(message: Record<string, unknown>, task: true): Promise<unknown>;
+  #call(message: Record<string, unknown>, task = false): Promise<unknown> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = ++this.#ids;
-    return new Promise<ResultSet[]>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       // Referenced only while a call is out, so that it never keeps a finished process alive.
       if (this.#pending.size === 0) this.#worker.ref();
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { resolve, reject, task });
       this.#worker.postMessage({ ...message, id });
     });
   }
@@ -1021,7 +1111,9 @@ class SqlThread {
     if (!call) return;
     this.#pending.delete(reply.id);
     if (this.#pending.size === 0) this.#worker.unref();
-    if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
+    if (reply.taskError) call.reject(taskError(reply.taskError));
+    else if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
+    else if (call.task) (call.resolve as (v: unknown) => void)(reply.value);
     else call.resolve(reply.results!.map((r) => this.#resultSet(r)));
   }
 
@@ -1094,13 +1186,21 @@ class ReadChannels {
   }
 
   run(stmts: readonly InStatement[]): Promise<ResultSet[]> {
+    return this.#channel().run(stmts);
+  }
+
+  task(module: URL, name: string, args: unknown): Promise<unknown> {
+    return this.#channel().task(module, name, args);
+  }
+
+  #channel(): WriteChannel {
     const thread = readerThread(this.#size);
     let channel = this.#channels.get(thread);
     if (!channel || channel.stopped) {
       channel = thread.channel(this.#path, this.#timeout, true);
       this.#channels.set(thread, channel);
     }
-    return channel.run(stmts);
+    return channel;
   }
 
   close(): void {
@@ -1117,6 +1217,11 @@ export interface WriteChannel {
    * run and the transaction they were in is rolled back.
    */
   run(stmts: readonly InStatement[]): Promise<ResultSet[]>;
+  /**
+   * Runs `runTask(name, connection, args)` of `module` on the channel's thread, where it reads
+   * through a connection of its own to the same file (see LocalClient.readTask).
+   */
+  task(module: URL, name: string, args: unknown): Promise<unknown>;
   close(): void;
   /** Its thread has stopped (it failed): every call is refused, and a new channel is needed. */
   readonly stopped: boolean;
@@ -1124,6 +1229,31 @@ export interface WriteChannel {
 
 function plainStatement(s: InStatement): { sql: string; args: unknown } {
   return typeof s === 'string' ? { sql: s, args: [] } : { sql: s.sql, args: toSqlArgs(s.args) };
+}
+
+/** tsx's loader for a module in TypeScript (the sources); null for JavaScript (the bundle). */
+function compilerFor(module: URL): string | null {
+  if (!module.pathname.endsWith('.ts')) return null;
+  if (!tsxApi) {
+    // Its ESM entry, as the package's export map names it (require.resolve gives the CommonJS one).
+    const require = createRequire(import.meta.url);
+    const pkg = require.resolve('tsx/package.json');
+    const entry = (require(pkg) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'];
+    tsxApi = pathToFileURL(join(dirname(pkg), entry!.import.default)).href;
+  }
+  return tsxApi;
+}
+let tsxApi: string | null = null;
+
+/**
+ * A task's error as its own kind again: a DomainError keeps its code and details (a bad
+ * argument is the caller's BAD_USER_INPUT wherever it was found), and anything SQLite threw
+ * is a LibsqlError with its codes, so that callers tell storage failures apart as before.
+ */
+function taskError(e: TaskFailure): Error {
+  if (e.name === 'DomainError' && e.code) return new DomainError(e.code as ErrorCode, e.message, e.details ?? {});
+  if (e.name === 'LibsqlError' && e.code) return new LibsqlError(e.message, e.code, e.extendedCode, e.rawCode);
+  return new Error(e.message);
 }
 
 function threadError(e: NonNullable<ThreadReply['error']>, at: number): WriteThreadError {

@@ -3,7 +3,7 @@ import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/e
 import { badInput } from '../contract/errors.ts';
 import { checkRange, filterTags, LIMITS } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, onReaderThread, taskModuleUrl } from '../db/client.ts';
 import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
 import { jsonList, readTogether } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
@@ -264,6 +264,28 @@ export async function recallEntries(
   input: RecallInput,
   now: Date = new Date(),
   vectors: VectorSource | null = null,
+): Promise<RecallOutput> {
+  // Checked here, so that a bad argument is refused before any thread is asked.
+  readArgs(input, now);
+  // Ranked where its rows are read: on a reader thread, when the database has them, the
+  // whole recall runs there and only its answer comes back to the thread that serves every
+  // request. The vector arm's matrices live on this thread, so a recall with it runs here.
+  if (!vectors) {
+    const there = await onReaderThread<RecallOutput>(db, RECALL_THREAD, 'recall', { input, now });
+    if (there) return there.value;
+  }
+  return recallHere(db, input, now, vectors);
+}
+
+/** The module a reader thread runs recall from (see recall-thread.ts). */
+const RECALL_THREAD = taskModuleUrl('recall-thread', import.meta.url);
+
+/** recallEntries, on the thread it is called on. */
+export async function recallHere(
+  db: Db,
+  input: RecallInput,
+  now: Date,
+  vectors: VectorSource | null,
 ): Promise<RecallOutput> {
   const args = readArgs(input, now);
   // The recalls of one document (15 aliases are allowed), or of many requests, whose reads

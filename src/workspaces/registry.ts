@@ -8,6 +8,7 @@ import {
   locateWorkspace,
   openEmptyDatabase,
   type QueryListener,
+  type ReadTasks,
   type RootDb,
 } from '../db/client.ts';
 import { type OpenedDatabase, openDatabase } from '../db/open.ts';
@@ -366,6 +367,10 @@ class RoutedClient {
 
   batch(stmts: Array<InStatement | [string, InArgs?]>, mode?: TransactionMode): Promise<ResultSet[]> {
     return this.#route((client) => client.batch(stmts, mode));
+  }
+
+  readTask<T>(module: URL, name: string, args: unknown): Promise<{ value: T } | null> {
+    return this.#route(async (client) => (client as Partial<ReadTasks>).readTask?.<T>(module, name, args) ?? null);
   }
 
   transaction(): never {

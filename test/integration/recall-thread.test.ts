@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { captureId, linkEdge } from '../helpers/operations.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * With reader threads, recall runs on one of them whole (its reads and its ranking), and only
+ * its answer comes back to the thread that serves every request; without, it runs there.
+ * Either way the answer is the same.
+ */
+
+const ASOF = '2026-06-01T00:00:00.000Z';
+const RECALL_EXPLAINED = `query ($q: String!, $filter: RecallFilter, $full: Boolean) {
+  recall(query: $q, topK: 6, hops: 2, asOf: "${ASOF}", filter: $filter, full: $full, countRecall: false) {
+    queryUsed candidates usedChars budgetChars timeRange { phrase } omitted { reason }
+    hits { rank score snippet truncated arms hop via { type }
+      entry { content kind tags freshness }
+      explain { keywordRank bm25 graphScore rrf match coverage decay recallBoost importance tagOverlap final } }
+  }
+}`;
+
+const QUESTIONS: { q: string; filter?: Record<string, unknown>; full?: boolean }[] = [
+  { q: 'why did the deploy fail' },
+  { q: 'staging database migration', filter: { tags: ['infra'] } },
+  { q: 'what happened last week with the deploy' },
+  { q: 'rollback', full: true },
+  { q: 'nothing matches zyzzyva' },
+];
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+/** The same small workspace on a server with `readers` reader threads; the answers to QUESTIONS. */
+async function answers(readers: number) {
+  const t = await startTestServer({ config: { readerThreads: readers } });
+  servers.push(t);
+  const ws = { workspace: 'threads' };
+  const long = `The rollback plan for the deploy. ${'Step by step we restore the previous release. '.repeat(400)}`;
+  const ids = [
+    await captureId(
+      t,
+      { content: 'The deploy failed on Friday: the staging database migration timed out', tags: ['infra'] },
+      ws,
+    ),
+    await captureId(
+      t,
+      { content: 'We moved the staging database to a larger volume after the migration', tags: ['infra'] },
+      ws,
+    ),
+    await captureId(t, { content: 'Deploys run from the main branch every afternoon', kind: 'PROCEDURAL' }, ws),
+    await captureId(t, { content: long, kind: 'PROCEDURAL' }, ws),
+    await captureId(t, { content: 'Lunch is at noon on Fridays' }, ws),
+  ];
+  await linkEdge(t, { src: ids[1], dst: ids[0], type: 'CAUSED_BY' }, ws);
+  await linkEdge(t, { src: ids[3], dst: ids[2], type: 'RELATES_TO' }, ws);
+  t.resetQueries();
+  const out = [];
+  for (const { q, filter, full } of QUESTIONS) {
+    out.push((await t.gqlOk(RECALL_EXPLAINED, { q, filter, full }, ws)).recall);
+  }
+  return { out, queries: [...t.queries] };
+}
+
+describe('recall on a reader thread', () => {
+  it('answers exactly as recall on the request thread does, and runs no statement there', async () => {
+    const pooled = await answers(2);
+    const here = await answers(0);
+    expect(pooled.out).toEqual(here.out);
+    // The answers are real ones: hits, a time range, a whole text where asked.
+    expect(pooled.out[0].hits.length).toBeGreaterThan(1);
+    expect(pooled.out[2].timeRange).toEqual({ phrase: 'last week' });
+    expect(pooled.out[3].hits[0].snippet.length).toBeGreaterThan(10_000);
+    // On the request thread, recall's statements pass its query listener; on a reader thread none do.
+    const ftsHere = here.queries.filter((q) => /entries_fts|impact_/.test(q));
+    expect(ftsHere.length).toBeGreaterThan(0);
+    expect(pooled.queries.filter((q) => /entries_fts|impact_/.test(q))).toEqual([]);
+  });
+
+  it('keeps the codes of errors found on the thread', async () => {
+    const t = await startTestServer({ config: { readerThreads: 2 } });
+    servers.push(t);
+    await captureId(t, { content: 'something to recall' }, { workspace: 'codes' });
+    const tags = Array.from({ length: 33 }, (_, i) => `t${i}`);
+    const res = await t.gql(RECALL_EXPLAINED, { q: 'something', filter: { tags } }, { workspace: 'codes' });
+    expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    const fine = await t.gqlOk(RECALL_EXPLAINED, { q: 'something' }, { workspace: 'codes' });
+    expect(fine.recall.hits).toHaveLength(1);
+  });
+});
