@@ -1,7 +1,7 @@
 // Compiles the typed client (client/src/index.ts, client/src/caches.ts and what they import) to client/dist: ESM
 // JavaScript with .d.ts beside it, what client/package.json exports. Type errors fail the
 // build, so a published package never declares types its code does not have.
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const CLIENT = fileURLToPath(new URL('../client/', import.meta.url));
@@ -19,14 +19,29 @@ export async function buildClient() {
   const { config, error } = ts.readConfigFile(file, ts.sys.readFile);
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, CLIENT, undefined, file);
-  // Files of a removed module must not linger in the package.
-  rmSync(parsed.options.outDir, { recursive: true, force: true });
-  const program = ts.createProgram(parsed.fileNames, parsed.options);
-  const emitted = program.emit();
-  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
-  if (diagnostics.length > 0) {
-    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => CLIENT, getNewLine: () => '\n' };
-    throw new Error(`client build failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  // Built into a folder of its own and swapped into place: a program type-checking against
+  // the package meanwhile never finds it missing, and files of a removed module do not linger.
+  const out = parsed.options.outDir;
+  const fresh = `${out}.build-${process.pid}`;
+  const old = `${out}.old-${process.pid}`;
+  rmSync(fresh, { recursive: true, force: true });
+  try {
+    const program = ts.createProgram(parsed.fileNames, { ...parsed.options, outDir: fresh });
+    const emitted = program.emit();
+    const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
+    if (diagnostics.length > 0) {
+      const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => CLIENT, getNewLine: () => '\n' };
+      throw new Error(`client build failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+    }
+    try {
+      renameSync(out, old);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    renameSync(fresh, out);
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+    rmSync(old, { recursive: true, force: true });
   }
   return true;
 }
