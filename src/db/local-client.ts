@@ -1245,7 +1245,7 @@ export interface WriteChannel {
   run(stmts: readonly InStatement[]): Promise<ResultSet[]>;
   /**
    * Runs `runTask(name, connection, args)` of `module` on the channel's thread, where it reads
-   * through a connection of its own to the same file (see LocalClient.readTask).
+   * through this channel's connection (see LocalClient.readTask).
    */
   task(module: URL, name: string, args: unknown): Promise<unknown>;
   close(): void;
