@@ -314,6 +314,11 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
       aliased(ids.map((id) => `link(input: { src: "${hub}", dst: "${id}", type: RELATES_TO }) { edge { weight } }`));
     await t.gqlOk(link(bigIds.slice(0, 9)), {}, { workspace: ws });
 
+    // A subscription of an earlier test ends on the server a moment after its client is gone:
+    // counted in the baseline and dropped meanwhile, it would pass for one of these two, and
+    // the link below would run before the other listened (it then never gets the event).
+    const drained = Date.now() + 20_000;
+    while (t.server.bus.listeners > 0 && Date.now() < drained) await new Promise((r) => setTimeout(r, 5));
     const listening = t.server.bus.listeners;
     const client = wsClient(t.wsUrl, { workspace: ws });
     const viaWs = collect(client, sub, {}, (d) => d);
@@ -331,6 +336,7 @@ describe(`answers larger than the cap (${CAP} bytes) are refused with RESPONSE_T
       while (t.server.bus.listeners < listening + 2 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 5));
       }
+      expect(t.server.bus.listeners).toBe(listening + 2);
       await t.gqlOk(link(bigIds.slice(9)), {}, { workspace: ws });
 
       await viaWs.until(() => viaWs.errors.length > 0 || viaWs.items.length > 0, 20_000);
