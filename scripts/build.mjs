@@ -8,11 +8,12 @@
 // The chunks sit two folders deep, like the sources, so paths that src/<dir>/*.ts resolve
 // from import.meta.url (drizzle/, web/) resolve the same from them. Run as a script, it also
 // compiles the typed client package to client/dist (scripts/build-client.mjs).
-import { renameSync, rmSync } from 'node:fs';
+
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildClient } from './build-client.mjs';
+import { buildInto } from './build-into.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -22,12 +23,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * do not pile up.
  */
 export async function buildBundle({ quiet = false } = {}) {
-  const out = `${ROOT}dist/server`;
-  const fresh = `${out}.build-${process.pid}`;
-  const old = `${out}.old-${process.pid}`;
-  rmSync(fresh, { recursive: true, force: true });
-  try {
-    await build({
+  await buildInto(`${ROOT}dist/server`, (fresh) =>
+    build({
       absWorkingDir: ROOT,
       // recall-thread: what reader threads load to run recall (src/retrieval/recall-thread.ts).
       entryPoints: { cli: 'src/cli/main.ts', 'recall-thread': 'src/retrieval/recall-thread.ts' },
@@ -41,17 +38,8 @@ export async function buildBundle({ quiet = false } = {}) {
       packages: 'external',
       sourcemap: 'linked',
       logLevel: quiet ? 'silent' : 'warning',
-    });
-    try {
-      renameSync(out, old);
-    } catch (error) {
-      if (error.code !== 'ENOENT') throw error;
-    }
-    renameSync(fresh, out);
-  } finally {
-    rmSync(fresh, { recursive: true, force: true });
-    rmSync(old, { recursive: true, force: true });
-  }
+    }),
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -17,7 +17,7 @@ export interface TaskModule {
   closeTask(key: number): void;
 }
 
-const open = new Map<number, Promise<{ client: LocalClient; db: Db }>>();
+const open = new Map<number, { client: LocalClient; db: Db }>();
 
 /**
  * The database a task reads, on its reader thread: the thread's own read-only connection to
@@ -25,23 +25,19 @@ const open = new Map<number, Promise<{ client: LocalClient; db: Db }>>();
  * with the connection. Sharing it is safe: every read on it, a batch included, runs to the
  * end before anything else on the thread does.
  */
-export function taskDb(connection: TaskConnection): Promise<Db> {
+export function taskDb(connection: TaskConnection): Db {
   let opened = open.get(connection.key);
   if (!opened) {
-    opened = (async () => {
-      const { path, timeout, db } = connection;
-      const client = new LocalClient({ path, timeout, connection: db });
-      return { client, db: drizzleFor(client) };
-    })();
+    const { path, timeout, db } = connection;
+    const client = new LocalClient({ path, timeout, connection: db });
+    opened = { client, db: drizzleFor(client) };
     open.set(connection.key, opened);
-    opened.catch(() => open.delete(connection.key));
   }
-  return opened.then((o) => o.db);
+  return opened.db;
 }
 
 /** Closes the task database of a connection that was closed (its client closed). */
 export function closeTaskDb(key: number): void {
-  const opened = open.get(key);
+  open.get(key)?.client.close();
   open.delete(key);
-  opened?.then((o) => o.client.close()).catch(() => {});
 }

@@ -9,7 +9,7 @@ import { type RecallInput, recallHere } from './pipeline.ts';
 export const runTask: TaskModule['runTask'] = async (name, connection: TaskConnection, args) => {
   if (name !== 'recall') throw new Error(`recall-thread has no task ${name}`);
   const { input, now } = args as { input: RecallInput; now: Date };
-  return recallHere(await taskDb(connection), input, now, null);
+  return recallHere(taskDb(connection), input, now, null);
 };
 
 export const closeTask: TaskModule['closeTask'] = closeTaskDb;
