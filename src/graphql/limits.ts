@@ -4,14 +4,18 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
+  getNamedType,
   getOperationAST,
   getVariableValues,
+  isInputObjectType,
   Kind,
   NoSchemaIntrospectionCustomRule,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  typeFromAST,
   type ValidationContext,
   type ValueNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIMITS, LIST_PAGES } from '../contract/limits.ts';
@@ -215,9 +219,32 @@ export interface CostLimits {
 }
 
 /**
+ * The variables an estimate can read: the estimate reads arguments (n, first, topK, hops,
+ * full, ids), never the fields of an input object, so a variable of an input object type
+ * (a capture's `$input`, with its content) is left for execution to coerce, once. Kept per
+ * operation node, which the parsed-document cache reuses.
+ */
+const estimatedVariables = new WeakMap<OperationDefinitionNode, readonly VariableDefinitionNode[]>();
+
+function variablesToEstimate(
+  schema: ExecutionArgs['schema'],
+  op: OperationDefinitionNode,
+): readonly VariableDefinitionNode[] {
+  let defs = estimatedVariables.get(op);
+  if (!defs) {
+    defs = (op.variableDefinitions ?? []).filter((d) => {
+      const type = typeFromAST(schema, d.type as Parameters<typeof typeFromAST>[1]);
+      return !type || !isInputObjectType(getNamedType(type));
+    });
+    estimatedVariables.set(op, defs);
+  }
+  return defs;
+}
+
+/**
  * The refusal of an operation by its estimate, or null when it may run. `variables` are the
- * ones sent; they are read as execution will coerce them (defaults included), and when they
- * do not coerce, execution refuses them itself before anything runs.
+ * ones sent; those the estimate reads are read as execution will coerce them (defaults
+ * included), and when they do not coerce, execution refuses them itself before anything runs.
  */
 export function refuseByEstimate(
   args: Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues'>,
@@ -225,9 +252,13 @@ export function refuseByEstimate(
 ): { error: GraphQLError | null; estimate: Estimate | null } {
   const op = getOperationAST(args.document, args.operationName);
   if (!op) return { error: null, estimate: null };
-  const coerced = getVariableValues(args.schema, op.variableDefinitions ?? [], args.variableValues ?? {}, {
-    maxErrors: 1,
-  });
+  const defs = variablesToEstimate(args.schema, op);
+  const coerced =
+    defs.length === 0
+      ? { coerced: {} }
+      : getVariableValues(args.schema, defs, args.variableValues ?? {}, {
+          maxErrors: 1,
+        });
   if (coerced.errors) return { error: null, estimate: null };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of args.document.definitions) {
