@@ -70,6 +70,12 @@ interface DecidedGroup {
   counters: Counters | null;
 }
 
+/** A group decided on a guess, and the statement that checks it. */
+interface GuessedGroup extends DecidedGroup {
+  counters: Counters;
+  guard: InStatement;
+}
+
 export interface WriterOptions {
   workspace: string;
   /** Called with each committed batch's events, in seq order, after COMMIT returns. */
@@ -86,9 +92,11 @@ export interface WriterOptions {
    */
   pipelined?: boolean;
   /**
-   * With `pipelined`, send a group of captures of new content as one request, decided on a
-   * guess that a guard checks (see #commitGuessed). On by default; off, every group with
-   * reads is two requests.
+   * Decide a group of captures of new content on a guess that a guard checks, instead of
+   * waiting for its reads (see #decideGuessed): with `pipelined`, the group is one request
+   * instead of two; on the write thread, it is decided while the group before it is still
+   * being written, and sent as one call. On by default; off, every group with reads waits
+   * for them.
    */
   guess?: boolean;
   /**
@@ -148,8 +156,13 @@ export class Writer {
   #onThread: Promise<void> | null = null;
   /** A group whose statement failed on the write thread: it runs again a write per savepoint. */
   #threadRetry: Job<unknown>[] | null = null;
+  /** Groups sent to the write thread on a guess that their guard refused: they go back to the head of the queue, in order. */
+  #guessedAgain: Job<unknown>[] = [];
   readonly #prepared = new Map<(db: Db) => unknown, unknown>();
   #queue: Job<unknown>[] = [];
+  /** Wakes the writer waiting for a write (see #arrival). */
+  #wake: (() => void) | null = null;
+  #woken: Promise<void> | null = null;
   #running: Promise<void> | null = null;
   /** True while a pipelined group's COMMIT request is on its way: the next group may open meanwhile. */
   #committing = false;
@@ -173,7 +186,7 @@ export class Writer {
       pipelined: opts.pipelined ?? false,
     };
     this.#offThread = !this.#opts.pipelined && (opts.offThread ?? true) && client instanceof LocalClient;
-    this.#guess = this.#opts.pipelined && (opts.guess ?? true);
+    this.#guess = (this.#opts.pipelined || this.#offThread) && (opts.guess ?? true);
   }
 
   /** Number of writes waiting for the writer (a gauge for /metrics). */
@@ -198,8 +211,21 @@ export class Writer {
     if (this.#closed) return Promise.reject(new Error('the workspace writer is closed'));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ ...work, resolve, reject } as Job<unknown>);
+      this.#wake?.();
       if (!this.#running) this.#running = this.#drainSoon();
     });
+  }
+
+  /** Resolves when the next write is queued. */
+  #arrival(): Promise<void> {
+    this.#woken ??= new Promise<void>((resolve) => {
+      this.#wake = () => {
+        this.#wake = null;
+        this.#woken = null;
+        resolve();
+      };
+    });
+    return this.#woken;
   }
 
   /** Stops taking writes and waits for every queued one to finish. */
@@ -216,7 +242,13 @@ export class Writer {
    */
   async #drainSoon(): Promise<void> {
     try {
-      while (this.#queue.length > 0 || this.#next || this.#onThread || this.#threadRetry) {
+      while (
+        this.#queue.length > 0 ||
+        this.#next ||
+        this.#onThread ||
+        this.#threadRetry ||
+        this.#guessedAgain.length > 0
+      ) {
         const next = this.#next;
         this.#next = null;
         if (next) {
@@ -228,7 +260,10 @@ export class Writer {
           continue;
         }
         if (this.#queue.length === 0) {
-          await this.#afterThread();
+          // A write that arrives while groups are on the write thread goes right behind them
+          // instead of waiting for them to be synced and settled.
+          if (this.#onThread && !this.#threadRetry) await Promise.race([this.#onThread, this.#arrival()]);
+          if (this.#queue.length === 0) await this.#afterThread();
           continue;
         }
         await new Promise((resolve) => setImmediate(resolve));
@@ -424,31 +459,16 @@ export class Writer {
    * #commitPipelined: the group's events in the log tell whether it landed.
    */
   async #commitGuessed(jobs: Job<unknown>[]): Promise<boolean> {
-    const known = this.#known;
-    if (!this.#guess || !known || !jobs.every((j) => j.planned!.usuallyFindsNothing || j.planned!.reads === undefined))
-      return false;
-    if (this.#guessPause > 0) {
-      this.#guessPause--;
-      return false;
-    }
-    const guard = guardSql(
-      known,
-      jobs.flatMap((j) => j.planned!.reads ?? []),
-    );
-    if (!guard) return false;
-    const guess = {
-      batch: async (reads: InStatement[]) => [countersResult(known), ...reads.slice(1).map(nothingFound)],
-    };
-    const { done, counters } = await this.#decideGroup(guess, jobs);
+    const guessed = await this.#decideGuessed(jobs);
+    if (!guessed) return false;
+    const { done, counters, guard } = guessed;
     const statements = done.flatMap((d) => d.plan?.statements ?? []);
-    if (statements.length === 0 || done.some((d) => !d.ok)) return false;
     this.#known = null;
     try {
       await this.#client.batch([guard, ...statements], 'write');
     } catch (error) {
       if (!isTransportFailure(error)) {
-        this.#guessPenalty = Math.min(32, Math.max(1, this.#guessPenalty * 2));
-        this.#guessPause = this.#guessPenalty;
+        this.#guessFailed();
         return false;
       }
       if (
@@ -468,6 +488,42 @@ export class Writer {
   }
 
   /**
+   * A group decided on a guess: every read found nothing, on the rowids the writer's last
+   * group left in use (#known), with the guard that fails unless both still hold. Null when
+   * the group cannot be guessed: rowids unknown, a write whose reads usually find something,
+   * a refusal, nothing written, or a pause after guesses failed (see #commitGuessed). The
+   * group must add events: a guessed group sent behind one that fails on the write thread
+   * then always fails its guard too, as that one's events are missing, and nothing is
+   * written out of order.
+   */
+  async #decideGuessed(jobs: Job<unknown>[]): Promise<GuessedGroup | null> {
+    const known = this.#known;
+    if (!this.#guess || !known || !jobs.every((j) => j.planned!.usuallyFindsNothing || j.planned!.reads === undefined))
+      return null;
+    if (this.#guessPause > 0) {
+      this.#guessPause--;
+      return null;
+    }
+    const guard = guardSql(
+      known,
+      jobs.flatMap((j) => j.planned!.reads ?? []),
+    );
+    if (!guard) return null;
+    const guess = {
+      batch: async (reads: InStatement[]) => [countersResult(known), ...reads.slice(1).map(nothingFound)],
+    };
+    const decided = await this.#decideGroup(guess, jobs);
+    if (decided.done.some((d) => !d.ok) || !decided.done.some((d) => d.events.length > 0)) return null;
+    return { ...decided, counters: decided.counters!, guard };
+  }
+
+  /** A guard failed: the next 1, 2, 4, … 32 groups after consecutive failures go the usual way. */
+  #guessFailed(): void {
+    this.#guessPenalty = Math.min(32, Math.max(1, this.#guessPenalty * 2));
+    this.#guessPause = this.#guessPenalty;
+  }
+
+  /**
    * A group of planned writes on the write thread, in two calls as a pipelined group: BEGIN
    * IMMEDIATE with every read, then every statement and COMMIT, answered once the commit is
    * on disk. The second call is not awaited: the next group's reads run on the thread while
@@ -477,29 +533,47 @@ export class Writer {
    * failing write fails alone, after the group before it; a group opened meanwhile read too
    * soon and goes back to the head of the queue. A COMMIT or a sync that fails fails its
    * whole group, as in #commitBatch.
+   *
+   * A group of captures of new content is decided on a guess instead and sent as one call
+   * (see #sendGuessed), without waiting for anything: the thread writes it right behind the
+   * group before it, while this thread decides the next.
    */
   async #commitOnThread(jobs: Job<unknown>[]): Promise<void> {
     if (!this.#channel || this.#channel.stopped) this.#channel = (this.#client as LocalClient).writeThread();
     const channel = this.#channel;
+    const guessed =
+      channel && !this.#threadRetry && this.#guessedAgain.length === 0 ? await this.#decideGuessed(jobs) : null;
+    if (channel && guessed) return this.#sendGuessed(channel, jobs, guessed);
     const withReads = jobs.some((j) => j.planned!.reads !== undefined);
-    // Without reads its decisions wait for nothing, so it goes once the group before it is settled.
-    if (!channel || !withReads) await this.#afterThread();
+    // Without reads its decisions wait for nothing, so it goes once the group before it is
+    // settled, behind any group that goes back to the queue then.
+    if (!channel || !withReads) {
+      const back = await this.#afterThread();
+      if (back > 0) return void this.#queue.splice(back, 0, ...jobs);
+    }
     if (!channel) return this.#commitBatch(jobs);
-    let done: (Done & { plan?: Plan })[];
+    let decided: DecidedGroup;
     try {
-      ({ done } = await this.#decideGroup(withReads ? threadReads(channel) : null, jobs));
+      decided = await this.#decideGroup(withReads ? threadReads(channel) : null, jobs);
     } catch (error) {
-      await this.#afterThread();
-      if (error instanceof WriteThreadError) return this.#commitBatch(jobs);
-      for (const job of jobs) job.reject(error);
+      const back = await this.#afterThread();
+      if (!(error instanceof WriteThreadError)) for (const job of jobs) job.reject(error);
+      else if (back > 0) this.#queue.splice(back, 0, ...jobs);
+      else await this.#commitBatch(jobs);
       return;
     }
-    if (this.#threadRetry) {
+    if (this.#threadRetry || this.#guessedAgain.length > 0) {
       if (withReads) await channel.run(['ROLLBACK']).catch(() => undefined);
       this.#queue.unshift(...jobs);
-      return this.#afterThread();
+      await this.#afterThread();
+      return;
     }
+    const { done, counters } = decided;
     const statements = done.flatMap((d) => d.plan?.statements ?? []);
+    // What the next group may be guessed on: the rowids in use once this one is in, if a
+    // failure of this one would show in them (see #decideGuessed).
+    this.#known =
+      counters && (statements.length === 0 || done.some((d) => d.events.length > 0)) ? { ...counters } : null;
     const call = withReads ? [...statements, 'COMMIT'] : ['BEGIN IMMEDIATE', ...statements, 'COMMIT'];
     const committed = statements.length > 0 ? channel.run(call) : channel.run(withReads ? ['ROLLBACK'] : []);
     const before = this.#onThread;
@@ -510,6 +584,7 @@ export class Writer {
       },
       async (error: unknown) => {
         // Known before the next group's reads are answered, so that group sees it.
+        this.#known = null;
         const retry = error instanceof WriteThreadError && error.at < call.length - 1;
         if (retry) this.#threadRetry = jobs;
         await before;
@@ -519,10 +594,44 @@ export class Writer {
   }
 
   /**
-   * Waits until every group sent to the write thread is settled, then runs the group whose
-   * statement failed there again on this thread (see #commitOnThread).
+   * A guessed group in one call to the write thread: BEGIN IMMEDIATE, the guard, every
+   * statement, COMMIT. When the guard refuses (the guess was wrong: a duplicate, another
+   * writer of the file, or a group before it that failed), nothing of it was written and
+   * it goes back to the queue to be read first; a statement that fails makes it run again
+   * a write per savepoint, as any group's.
    */
-  async #afterThread(): Promise<void> {
+  #sendGuessed(channel: WriteChannel, jobs: Job<unknown>[], { done, counters, guard }: GuessedGroup): void {
+    const statements = done.flatMap((d) => d.plan?.statements ?? []);
+    const call = ['BEGIN IMMEDIATE', guard, ...statements, 'COMMIT'];
+    this.#known = { ...counters };
+    const committed = channel.run(call);
+    const before = this.#onThread;
+    this.#onThread = committed.then(
+      async () => {
+        await before;
+        this.#guessPenalty = 0;
+        this.#settle(done);
+      },
+      async (error: unknown) => {
+        // Known before the next group's reads are answered, as in #commitOnThread.
+        this.#known = null;
+        const at = error instanceof WriteThreadError ? error.at : call.length;
+        if (at <= 1) {
+          this.#guessedAgain.push(...jobs);
+          this.#guessFailed();
+        } else if (at < call.length - 1) this.#threadRetry = jobs;
+        await before;
+        if (at >= call.length - 1) for (const job of jobs) job.reject(error);
+      },
+    );
+  }
+
+  /**
+   * Waits until every group sent to the write thread is settled; then runs the group whose
+   * statement failed there again on this thread, and puts the groups whose guard refused
+   * back at the head of the queue (see #commitOnThread). Answers how many writes went back.
+   */
+  async #afterThread(): Promise<number> {
     while (this.#onThread) {
       const pending = this.#onThread;
       await pending;
@@ -531,6 +640,9 @@ export class Writer {
     const retry = this.#threadRetry;
     this.#threadRetry = null;
     if (retry) await this.#commitBatch(retry);
+    const again = this.#guessedAgain.splice(0);
+    this.#queue.unshift(...again);
+    return again.length;
   }
 
   /** A pipelined group's first request; it never rejects: a failure is kept for #commitPipelined. */

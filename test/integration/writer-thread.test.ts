@@ -7,6 +7,7 @@ import type { MemoryEventRecord } from '../../src/contract/events.ts';
 import { locateWorkspace } from '../../src/db/client.ts';
 import type { LocalClient } from '../../src/db/local-client.ts';
 import { type OpenedDatabase, openDatabase } from '../../src/db/open.ts';
+import { ANY_KEY } from '../../src/db/planned-write.ts';
 import { captureWrite } from '../../src/memory/capture.ts';
 
 // The workspace writer on an embedded file, driven directly: groups of planned writes run
@@ -117,5 +118,119 @@ describe('group commit on the write thread', () => {
     // Both tags are there by then: nothing is left to merge.
     expect(b.outcome).toBe('BLOCKED');
     gapFree();
+  });
+});
+
+describe('groups of captures decided on a guess, on the write thread', () => {
+  /** Every call the writer sends to the write thread, as it is sent (the calls themselves run as usual). */
+  function watchCalls(o: OpenedDatabase): string[][] {
+    const calls: string[][] = [];
+    const channel = (o.client as LocalClient).writeThread()!;
+    const run = channel.run.bind(channel);
+    channel.run = (stmts) => {
+      calls.push(stmts.map((s) => (typeof s === 'string' ? s : s.sql)));
+      return run(stmts);
+    };
+    return calls;
+  }
+  const isGuard = (sql: string | undefined) => sql?.includes('abs(-9223372036854775807 - 1)') === true;
+
+  it('sends each group of new content as one call, the guard first, and reads nothing', async () => {
+    const o = await open('guessed');
+    try {
+      // The first group reads: it is what tells the writer which rowids are in use.
+      await o.writer.run(captureWrite({ content: 'the first of the guessed workspace' }));
+      const calls = watchCalls(o);
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => o.writer.run(captureWrite({ content: `guessed ${round}.${i}` }))),
+        );
+        expect(results.map((r) => r.outcome)).toEqual(new Array(6).fill('STORED'));
+      }
+      expect(calls.length).toBeGreaterThan(0);
+      for (const call of calls) {
+        expect(call[0]).toBe('BEGIN IMMEDIATE');
+        expect(isGuard(call[1])).toBe(true);
+        expect(call.at(-1)).toBe('COMMIT');
+      }
+      expect(fileRows('SELECT count(*) AS c FROM entries', 'guessed')[0]!.c).toBe(19);
+      gapFree('guessed');
+    } finally {
+      await o.writer.close();
+      o.client.close();
+    }
+  });
+
+  it('a guess the guard refuses (another writer of the file) writes nothing and is read first', async () => {
+    const o = await open('refused');
+    const other = await open('refused');
+    try {
+      await o.writer.run(captureWrite({ content: 'known rowids', tags: ['a'] }));
+      // Another writer stores the same content: what `o` knows of the file is stale.
+      const theirs = await other.writer.run(captureWrite({ content: 'written elsewhere first', tags: ['a'] }));
+      const calls = watchCalls(o);
+      const [mine, fresh] = await Promise.all([
+        o.writer.run(captureWrite({ content: 'written elsewhere first', tags: ['a', 'b'] })),
+        o.writer.run(captureWrite({ content: 'new to both' })),
+      ]);
+      expect(mine.outcome).toBe('MERGED');
+      expect(mine.entry.id).toBe(theirs.entry.id);
+      expect(fresh.outcome).toBe('STORED');
+      // The guess went first and was refused; then the group was read and written.
+      expect(isGuard(calls[0]?.[1])).toBe(true);
+      expect(calls.slice(1).some((c) => c[0] === 'BEGIN IMMEDIATE' && !isGuard(c[1]))).toBe(true);
+      const contents = fileRows('SELECT content FROM entries ORDER BY n', 'refused').map((r) => r.content);
+      expect(contents).toEqual(['known rowids', 'written elsewhere first', 'new to both']);
+      gapFree('refused');
+    } finally {
+      for (const d of [o, other]) {
+        await d.writer.close();
+        d.client.close();
+      }
+    }
+  });
+
+  it('a guessed group whose statement fails fails alone; the group sent behind it runs after it, in order', async () => {
+    const o = await open('broken-guess');
+    const events: string[] = [];
+    try {
+      await o.writer.run(captureWrite({ content: 'before the broken guess' }));
+      const before = fileRows('SELECT count(*) AS c FROM events', 'broken-guess')[0]!.c as number;
+      const calls = watchCalls(o);
+      // A write decided on a guess like a capture, alone in its group (it shares a key with every write).
+      const broken = o.writer.run({
+        keys: [ANY_KEY],
+        reads: [],
+        usuallyFindsNothing: true,
+        decide(plan) {
+          plan.emit({ type: 'CAPTURED', entryId: null, outcome: 'STORED' });
+          plan.run('INSERT INTO no_such_table VALUES (1)');
+        },
+      });
+      const after = [0, 1, 2].map((i) => o.writer.run(captureWrite({ content: `behind the broken guess ${i}` })));
+      expect(String(((await broken.catch((e: unknown) => e)) as Error).message)).toMatch(/no such table/);
+      const results = await Promise.all(after);
+      expect(results.map((r) => r.outcome)).toEqual(['STORED', 'STORED', 'STORED']);
+      for (const row of fileRows(
+        'SELECT e.content FROM events v JOIN entries e ON e.id = v.entry_id ORDER BY v.seq',
+        'broken-guess',
+      ))
+        events.push(String(row.content));
+      expect(events).toEqual([
+        'before the broken guess',
+        'behind the broken guess 0',
+        'behind the broken guess 1',
+        'behind the broken guess 2',
+      ]);
+      expect(fileRows('SELECT count(*) AS c FROM events', 'broken-guess')[0]!.c).toBe(before + 3);
+      // Both went on a guess: the broken write, then the captures behind it, before its failure was known.
+      const guessed = calls.filter((c) => isGuard(c[1]));
+      expect(guessed[0]).toContain('INSERT INTO no_such_table VALUES (1)');
+      expect(guessed[1]?.filter((sql) => sql.startsWith('INSERT INTO entries'))).toHaveLength(3);
+      gapFree('broken-guess');
+    } finally {
+      await o.writer.close();
+      o.client.close();
+    }
   });
 });
