@@ -25,7 +25,14 @@ import {
 import { planSnippets, snippetSource } from './snippet.ts';
 import { rewriteTemporal } from './temporal.ts';
 import { cpuTurn } from './turns.ts';
-import { searchVectors, type VectorArmResult, type VectorSource } from './vector.ts';
+import {
+  armFromMatrix,
+  nearestVectors,
+  type VectorArmParts,
+  type VectorArmResult,
+  type VectorSource,
+  vectorArmOn,
+} from './vector.ts';
 
 export interface RecallInput {
   query: string;
@@ -265,78 +272,98 @@ export async function recallEntries(
   now: Date = new Date(),
   vectors: VectorSource | null = null,
 ): Promise<RecallOutput> {
-  // Checked here, so that a bad argument is refused before any thread is asked.
-  readArgs(input, now);
+  // Planned here too, so that a bad argument is refused before any thread is asked.
+  const plan = planRecall(input, now);
+  // The vector arm searches here, where the workspace's matrix and the embedder are; what it
+  // found (the query's vector and the nearest entries) goes with the recall.
+  const arm =
+    vectors && plan.match !== null
+      ? await nearestVectors(db, vectors, plan.queryUsed, plan.prefilter, plan.narrowed)
+      : null;
   // Ranked where its rows are read: on a reader thread, when the database has them, the
   // whole recall runs there and only its answer comes back to the thread that serves every
-  // request. The vector arm's matrices live on this thread, so a recall with it runs here.
-  if (!vectors) {
-    const there = await onReaderThread<RecallOutput>(db, RECALL_THREAD, 'recall', { input, now });
-    if (there) return there.value;
-  }
-  return recallHere(db, input, now, vectors);
+  // request.
+  const there = await onReaderThread<RecallOutput>(db, RECALL_THREAD, 'recall', {
+    input,
+    now,
+    vector: arm?.parts ?? null,
+  });
+  if (there) return there.value;
+  return recallHere(db, input, now, arm && armFromMatrix(arm.parts, arm.matrix));
 }
 
 /** The module a reader thread runs recall from (see recall-thread.ts). */
 const RECALL_THREAD = taskModuleUrl('recall-thread', import.meta.url);
 
-/** recallEntries, on the thread it is called on. */
-export async function recallHere(
-  db: Db,
-  input: RecallInput,
-  now: Date,
-  vectors: VectorSource | null,
-): Promise<RecallOutput> {
+/** What recall knows before it reads anything: its arguments checked, the query rewritten, its prefilter. */
+function planRecall(input: RecallInput, now: Date) {
   const args = readArgs(input, now);
-  // The recalls of one document (15 aliases are allowed), or of many requests, whose reads
-  // answer together would otherwise run as one unbroken stretch of callbacks: each recall
-  // starts, and scores, in a turn of its own, and other requests run between (see cpuTurn).
-  await cpuTurn();
-  const { query, topK, full, asOf } = args;
-  const { timeRange, queryUsed } = rewriteTemporal(query, asOf);
-  const empty = () => emptyOutput(query, queryUsed, timeRange, full);
-
+  const { timeRange, queryUsed } = rewriteTemporal(args.query, args.asOf);
   // `kind` and `filter.kinds` both apply; when they exclude each other nothing matches.
   const filter = input.filter ?? {};
   let kinds = filter.kinds && filter.kinds.length > 0 ? [...filter.kinds] : null;
   if (input.kind) kinds = kinds ? kinds.filter((k) => k === input.kind) : [input.kind];
-  if (kinds && kinds.length === 0) return empty();
   const tags = filterTags([...(filter.tags ?? []), ...(input.tag != null ? [input.tag] : [])], 'tag');
   const statuses = effectiveStatuses(filter);
   const prefilter = buildPrefilter({ ...filter, kinds, tags, since: args.since, until: args.until, timeRange });
-
   const { terms, onlyStopWords } = extractTerms(queryUsed);
   // A query that is only a time phrase (maybe with a few stop words: "what happened last
   // week") lists that range, newest first.
-  if (timeRange && (terms.length === 0 || onlyStopWords)) {
+  const listsRange = timeRange !== null && (terms.length === 0 || onlyStopWords);
+  const nothing = kinds !== null && kinds.length === 0;
+  const match = nothing || listsRange ? null : buildMatchExpression(terms);
+  const narrowed =
+    Boolean(kinds || tags.length > 0 || filter.statuses?.length || filter.volatilities?.length) ||
+    Boolean(filter.claimTags?.length || args.since || args.until || timeRange);
+  return { args, timeRange, queryUsed, statuses, prefilter, terms, nothing, listsRange, match, narrowed };
+}
+
+/**
+ * recallEntries, on the thread it is called on. `vector` is what the vector arm found: with
+ * the matrix's vectors (on the request thread), or as sent to a reader thread, whose
+ * candidates' vectors are then read from the database.
+ */
+export async function recallHere(
+  db: Db,
+  input: RecallInput,
+  now: Date,
+  vector: VectorArmResult | VectorArmParts | null,
+): Promise<RecallOutput> {
+  const plan = planRecall(input, now);
+  // The recalls of one document (15 aliases are allowed), or of many requests, whose reads
+  // answer together would otherwise run as one unbroken stretch of callbacks: each recall
+  // starts, and scores, in a turn of its own, and other requests run between (see cpuTurn).
+  await cpuTurn();
+  const { query, topK, full, asOf } = plan.args;
+  const { timeRange, queryUsed, statuses, prefilter, terms } = plan;
+  const empty = () => emptyOutput(query, queryUsed, timeRange, full);
+  if (plan.nothing) return empty();
+  if (plan.listsRange && timeRange) {
     return wholeTexts(
       db,
       await listTimeRange(db, { query, queryUsed, timeRange, prefilter, topK, full, statuses, asOf }),
     );
   }
-  const match = buildMatchExpression(terms);
+  const match = plan.match;
   if (match === null) return empty();
-  const narrowed =
-    Boolean(kinds || tags.length > 0 || filter.statuses?.length || filter.volatilities?.length) ||
-    Boolean(filter.claimTags?.length || args.since || args.until || timeRange);
-  const vector = vectors ? await searchVectors(db, vectors, queryUsed, prefilter, narrowed) : null;
-  const candidates = await gatherCandidates(db, match, prefilter, args.hops, vector, terms);
+  const candidates = await gatherCandidates(db, match, prefilter, plan.args.hops, vector, terms);
   if (!candidates) return { ...empty(), vectorArm: vector && armStatus(vector, []) };
+  const arm = candidates.vector;
   const queryStems = [...new Set(terms.map(lightStem))];
   await cpuTurn();
   const scored = scoreCandidates(db, candidates, terms, queryStems, asOf.getTime());
-  if (vector) guardHead(scored);
+  if (arm) guardHead(scored);
   // The first hits are the ones keyword-only recall returns, in its order: the vector arm adds below them.
-  const head = vector ? keywordOnlyHead(scored, statuses, Math.min(topK, RANKING_POLICY.vector.head)) : [];
+  const head = arm ? keywordOnlyHead(scored, statuses, Math.min(topK, RANKING_POLICY.vector.head)) : [];
   keepBelowSuccessors(scored);
   const headIds = new Set(head);
-  const vectorOf = vector ? (id: string) => (headIds.has(id) ? null : vector.vectorOf(id)) : undefined;
-  const mmrFloor = vectors?.mmrFloor;
+  const vectorOf = arm ? (id: string) => (headIds.has(id) ? null : arm.vectorOf(id)) : undefined;
+  const mmrFloor = vector?.mmrFloor;
   const out = await wholeTexts(
     db,
     finish({ query, queryUsed, timeRange, scored, topK, full, statuses, queryStems, vectorOf, mmrFloor, head }),
   );
-  return vector ? { ...out, vectorArm: armStatus(vector, scored) } : out;
+  return arm ? { ...out, vectorArm: armStatus(arm, scored) } : out;
 }
 
 /**
@@ -359,7 +386,10 @@ async function wholeTexts(db: Db, out: RecallOutput): Promise<RecallOutput> {
   return { ...out, hits, usedChars: hits.reduce((n, h) => n + h.snippet.length, 0) };
 }
 
-function armStatus(vector: VectorArmResult, scored: readonly Scored[]): VectorArmStatus {
+function armStatus(
+  vector: Pick<VectorArmResult, 'model' | 'searched' | 'skipped'>,
+  scored: readonly Scored[],
+): VectorArmStatus {
   const withoutVector = scored.filter((s) => s.cosine === null).length;
   return { model: vector.model, searched: vector.searched, withoutVector, skipped: vector.skipped };
 }
@@ -401,12 +431,12 @@ async function gatherCandidates(
   match: string,
   prefilter: SQL,
   hops: number,
-  vector: VectorArmResult | null,
+  found: VectorArmResult | VectorArmParts | null,
   terms: readonly string[],
 ): Promise<Candidates | null> {
   const policy = RANKING_POLICY;
   const keyword = await searchKeyword(db, match, prefilter, policy.keyword.candidateLimit, terms);
-  const near = vector?.ranking ?? [];
+  const near = found?.ranking ?? [];
   if (keyword.length === 0 && near.length === 0) return null;
   // Graph arm: seeds carry their bm25 relative to the best hit, so a neighbour of a strong
   // match outranks a neighbour of a weak one; the seeds themselves are ranked in the arm too
@@ -421,11 +451,14 @@ async function gatherCandidates(
       fanout: policy.graph.fanout,
       nodeCap: policy.graph.nodeCap,
       viaEdges: false,
-      skipInferred: vector !== null && policy.vector.ignoreInferredNeighbours,
+      skipInferred: found !== null && policy.vector.ignoreInferredNeighbours,
     };
     walk = (await walkGraph(db, seeds, hops, options)).nodes;
   }
   const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id), ...near.map((m) => m.id)])];
+  // Sent from the request thread, the arm has the vectors of its nearest entries there: the
+  // candidates' are read here.
+  const vector = found && ('cosineOf' in found ? found : await vectorArmOn(db, found, ids));
   // One request for both: the edges among all candidates hold the ones the walk arrived by
   // (a node's predecessor is always kept with it) and the links neighbour smoothing needs.
   const [entryRows = [], edgeList = []] = await readTogether(db, [hydrateQuery(ids, prefilter), edgesAmongQuery(ids)]);

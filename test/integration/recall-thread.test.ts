@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddingsServer, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
 import { captureId, linkEdge } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -27,13 +28,29 @@ const QUESTIONS: { q: string; filter?: Record<string, unknown>; full?: boolean }
 ];
 
 const servers: TestServer[] = [];
+
+const embeddingsConfig = (endpoint: EmbeddingsServer) => ({
+  embeddings: {
+    kind: 'http' as const,
+    url: endpoint.url,
+    model: 'thread-test',
+    apiKey: null,
+    dim: null,
+    glovePath: null,
+    modelsDir: null,
+    timeoutMs: 10_000,
+    batchSize: 64,
+    cacheBytes: 64 * 1024 * 1024,
+  },
+});
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
 
 /** The same small workspace on a server with `readers` reader threads; the answers to QUESTIONS. */
-async function answers(readers: number) {
-  const t = await startTestServer({ config: { readerThreads: readers } });
+async function answers(readers: number, opts: { embeddings?: EmbeddingsServer; query?: string } = {}) {
+  const config = { readerThreads: readers, ...(opts.embeddings ? embeddingsConfig(opts.embeddings) : {}) };
+  const t = await startTestServer({ config });
   servers.push(t);
   const ws = { workspace: 'threads' };
   const long = `The rollback plan for the deploy. ${'Step by step we restore the previous release. '.repeat(400)}`;
@@ -54,10 +71,11 @@ async function answers(readers: number) {
   ];
   await linkEdge(t, { src: ids[1], dst: ids[0], type: 'CAUSED_BY' }, ws);
   await linkEdge(t, { src: ids[3], dst: ids[2], type: 'RELATES_TO' }, ws);
+  await t.server.semantic()?.settled();
   t.resetQueries();
   const out = [];
   for (const { q, filter, full } of QUESTIONS) {
-    out.push((await t.gqlOk(RECALL_EXPLAINED, { q, filter, full }, ws)).recall);
+    out.push((await t.gqlOk(opts.query ?? RECALL_EXPLAINED, { q, filter, full }, ws)).recall);
   }
   return { out, queries: [...t.queries] };
 }
@@ -75,6 +93,34 @@ describe('recall on a reader thread', () => {
     const ftsHere = here.queries.filter((q) => /entries_fts|impact_/.test(q));
     expect(ftsHere.length).toBeGreaterThan(0);
     expect(pooled.queries.filter((q) => /entries_fts|impact_/.test(q))).toEqual([]);
+  });
+
+  describe('with the vector arm', () => {
+    // Its search runs on the request thread, where the matrix is; the rest of recall on a
+    // reader thread, with what the search found.
+    let endpoint: EmbeddingsServer;
+    beforeAll(async () => {
+      endpoint = await startEmbeddingsServer();
+    }, 300_000);
+    afterAll(() => endpoint?.close());
+
+    it('answers exactly as on the request thread, cosines and all, and ranks nothing there', async () => {
+      const query = RECALL_EXPLAINED.replace(
+        'queryUsed',
+        'queryUsed vectorArm { model searched withoutVector skipped }',
+      ).replace('tagOverlap final', 'tagOverlap vectorRank cosine final');
+      const pooled = await answers(2, { embeddings: endpoint, query });
+      const here = await answers(0, { embeddings: endpoint, query });
+      expect(pooled.out).toEqual(here.out);
+      expect(pooled.out[0].vectorArm).toEqual({ model: 'thread-test', searched: 5, withoutVector: 0, skipped: null });
+      // Cosines were given: the candidates' vectors were read on the thread.
+      const cosines = pooled.out.flatMap((o) =>
+        o.hits.map((h: { explain: { cosine: number | null } }) => h.explain.cosine),
+      );
+      expect(cosines.filter((c) => typeof c === 'number').length).toBeGreaterThan(3);
+      expect(here.queries.filter((q) => /entries_fts|impact_/.test(q)).length).toBeGreaterThan(0);
+      expect(pooled.queries.filter((q) => /entries_fts|impact_/.test(q))).toEqual([]);
+    });
   });
 
   it('keeps the codes of errors found on the thread', async () => {
