@@ -62,6 +62,8 @@ export interface StreamOptions {
 class LiveBuffer {
   #events: MemoryEventRecord[] = [];
   #overflowed = false;
+  /** The seq of the first live event heard (held or not), or null before any. */
+  firstSeq: number | null = null;
   #wake: (() => void) | null = null;
   readonly #stats: StreamStats;
   readonly #unsubscribe: () => void;
@@ -69,6 +71,7 @@ class LiveBuffer {
   constructor(bus: EventBus, workspace: string, max: number) {
     this.#stats = bus.streams;
     this.#unsubscribe = bus.subscribe(workspace, (event) => {
+      this.firstSeq ??= event.seq;
       if (this.#events.length >= max) {
         if (!this.#overflowed) this.#stats.overflows++;
         this.#overflowed = true;
@@ -142,7 +145,10 @@ export function workspaceEvents(
     });
 
     // Live-only streams start after what is committed now, so a later gap can be recognised.
+    // The stream listens before that read answers: an event heard meanwhile was committed
+    // after it began listening, and is delivered whatever the read says.
     let last: number = opts.sinceSeq ?? (await lastSeq(db));
+    if (opts.sinceSeq === null && live.firstSeq !== null) last = Math.min(last, live.firstSeq - 1);
     // Emits the log after `last`, up to (not including) `until`, a page per turn (see
     // ReplayTurns): a consumer that takes each event at once would otherwise replay the
     // whole log in one turn, holding the loop for every other client.
