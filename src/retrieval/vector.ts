@@ -50,10 +50,11 @@ export interface VectorArmParts {
 /**
  * The vector arm's search, on the thread that holds the workspace's matrix: embeds the
  * query and scans every vector of the workspace (not only the keyword candidates), so an
- * entry that shares no word with the question can still be found. With a narrowing prefilter the scan covers only the entries that pass it;
- * otherwise it takes a few more than it needs and hydration's prefilter drops the rest
- * (only DEPRECATED ones, by default). An embedder that fails leaves recall to the keyword
- * and graph arms, with the reason.
+ * entry that shares no word with the question can still be found. With a narrowing
+ * prefilter the scan covers only the entries that pass it; otherwise it takes a few more
+ * than it needs and hydration's prefilter drops the rest (only DEPRECATED ones, by
+ * default). An embedder that fails leaves recall to the keyword and graph arms, with the
+ * reason.
  *
  * @example
  * const { parts } = await nearestVectors(db, source, 'where does she go hiking', prefilter, false);
