@@ -234,3 +234,49 @@ describe('groups of captures decided on a guess, on the write thread', () => {
     }
   });
 });
+
+describe('two writers of one file, captures with duplicates', () => {
+  it('keeps every acknowledged capture, each content once, its tags, and a log without gaps', async () => {
+    const mine = await open('two-writers');
+    const theirs = await open('two-writers');
+    const acked: { content: string; outcome: string; id: string; tag: string }[] = [];
+    // A fixed sequence: new contents mostly, some repeated (with a new tag or not), a fifth through the other writer.
+    let state = 7;
+    const next = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((state / 2 ** 31) * n);
+    };
+    try {
+      for (let round = 0; round < 40; round++) {
+        const writes = Array.from({ length: 12 }, () => {
+          const content = `item ${next(600)}`;
+          const tag = `t${next(3)}`;
+          const writer = next(5) === 0 ? theirs.writer : mine.writer;
+          return writer.run(captureWrite({ content, tags: [tag] })).then((r) => {
+            acked.push({ content, outcome: r.outcome, id: r.entry.id, tag });
+          });
+        });
+        await Promise.all(writes);
+      }
+    } finally {
+      for (const o of [mine, theirs]) {
+        await o.writer.close();
+        o.client.close();
+      }
+    }
+    const entries = fileRows('SELECT id, content FROM entries', 'two-writers');
+    const idOf = new Map(entries.map((e) => [String(e.content), String(e.id)]));
+    expect(idOf.size).toBe(entries.length);
+    const outcomes = new Set(acked.map((a) => a.outcome));
+    expect([...outcomes].sort()).toEqual(['BLOCKED', 'MERGED', 'STORED']);
+    expect(acked.filter((a) => a.outcome === 'STORED')).toHaveLength(entries.length);
+    const tags = new Set(
+      fileRows('SELECT entry_id, tag FROM tags', 'two-writers').map((r) => `${r.entry_id} ${r.tag}`),
+    );
+    for (const a of acked) {
+      expect(idOf.get(a.content)).toBe(a.id);
+      expect(tags.has(`${a.id} ${a.tag}`)).toBe(true);
+    }
+    gapFree('two-writers');
+  });
+});
