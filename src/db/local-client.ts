@@ -1042,6 +1042,8 @@ class SqlThread {
   readonly #onStop: () => void;
   #ids = 0;
   #users = 0;
+  /** Its last channel closed while calls were still out: it stops once they are answered. */
+  #stopWhenIdle = false;
   #stopped: LibsqlError | null = null;
 
   /** `nice`: how much lower than the process's this thread's CPU priority is (Linux; see SQL_THREAD_SOURCE). */
@@ -1096,7 +1098,9 @@ class SqlThread {
         this.#worker.postMessage({ close: true, key });
         if (--this.#users === 0) {
           this.#onStop();
-          void this.#worker.terminate();
+          // Never while a call runs: terminating a thread inside libSQL aborts the process.
+          if (this.#pending.size === 0) void this.#worker.terminate();
+          else this.#stopWhenIdle = true;
         }
       },
     };
@@ -1119,7 +1123,10 @@ class SqlThread {
     const call = this.#pending.get(reply.id);
     if (!call) return;
     this.#pending.delete(reply.id);
-    if (this.#pending.size === 0) this.#worker.unref();
+    if (this.#pending.size === 0) {
+      this.#worker.unref();
+      if (this.#stopWhenIdle) void this.#worker.terminate();
+    }
     if (reply.taskError) call.reject(taskError(reply.taskError));
     else if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
     else if (call.task) (call.resolve as (v: unknown) => void)(reply.value);

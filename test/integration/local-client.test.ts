@@ -195,6 +195,19 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
     expect((await client.execute("SELECT count(*) AS n FROM t WHERE name = 'after'")).rows[0]!.n).toBe(1);
   });
 
+  it('closed while a read runs on its thread, lets the read finish before the thread stops', async () => {
+    // The thread is the pool's only one and this client its only user: closing stops it.
+    // Stopped inside libSQL, the thread would take the whole process down with it.
+    const pooled = new LocalClient({ path: join(dir, 'db.sqlite'), readers: 1 });
+    await pooled.execute('SELECT 1');
+    const slow = pooled.execute(
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) AS n FROM c',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    pooled.close();
+    expect(Number((await slow).rows[0]!.n)).toBe(2_000_000);
+  });
+
   it('runs reads on reader threads, as one snapshot for a batch, and writes where they were', async () => {
     const pooled = new LocalClient({ path: join(dir, 'db.sqlite'), readers: 2 });
     try {
