@@ -204,6 +204,10 @@ describe('groups of captures decided on a guess, on the write thread', () => {
         usuallyFindsNothing: true,
         decide(plan) {
           plan.emit({ type: 'CAPTURED', entryId: null, outcome: 'STORED' });
+          // A moment of work first, so that the group behind it is sent before it fails.
+          plan.run(
+            'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c',
+          );
           plan.run('INSERT INTO no_such_table VALUES (1)');
         },
       });
