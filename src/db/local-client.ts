@@ -64,14 +64,8 @@ interface CachedStatement {
 }
 
 const DDL = /^\s*(CREATE|ALTER|DROP)\b/i;
-/**
- * Every connection this thread opens to a WAL database: see the class comment. They never
- * checkpoint: a checkpoint copies the log into the file and syncs both, which would hold the
- * event loop; the write thread checkpoints instead (see #checkpointLater).
- */
-const WAL_PRAGMAS = 'PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0';
-/** How long after a write on this thread the write thread checkpoints what it added (at most once per this). */
-const CHECKPOINT_DELAY_MS = 1_000;
+/** Every connection of a WAL database: see the class comment. */
+const WAL_PRAGMAS = 'PRAGMA synchronous = NORMAL';
 const RETURNING = /\bRETURNING\b/i;
 /** Anywhere in a script run with exec(). */
 const SCHEMA_CHANGE = /\b(CREATE|ALTER|DROP)\b/i;
@@ -187,10 +181,6 @@ export class LocalClient implements Client {
    */
   #wal: Promise<FileHandle> | null = null;
   #thread: WriteChannel | null = null;
-  /** A connection of its own on the write thread that checkpoints after writes made here (see #checkpointLater). */
-  #checkpointer: WriteChannel | null = null;
-  #checkpointTimer: ReturnType<typeof setTimeout> | null = null;
-  #checkpoints = 0;
   readonly #readers: ReadChannels | null;
   readonly #adopted: Db | null;
 
@@ -291,39 +281,7 @@ export class LocalClient implements Client {
 
   /** Resolves once every write committed so far is on disk. */
   durable(): Promise<void> {
-    if (!this.#walSync) return Promise.resolve();
-    this.#checkpointLater();
-    return this.#walSync.sync();
-  }
-
-  /** Checkpoints the write thread ran for writes made on this thread. */
-  get checkpoints(): number {
-    return this.#checkpoints;
-  }
-
-  /**
-   * This thread's connections never checkpoint (WAL_PRAGMAS): a second after a write here,
-   * the write thread does, through a connection of its own (a checkpoint runs beside another
-   * connection's transaction, never inside it). Writes made on the write thread are
-   * checkpointed there by SQLite itself, every 1,000 pages of log.
-   */
-  #checkpointLater(): void {
-    if (this.#checkpointTimer || this.closed) return;
-    this.#checkpointTimer = setTimeout(() => {
-      this.#checkpointTimer = null;
-      if (this.closed) return;
-      if (!this.#checkpointer || this.#checkpointer.stopped) {
-        this.#checkpointer?.close();
-        this.#checkpointer = writeThread().channel(this.#path, this.#timeout);
-      }
-      this.#checkpointer.run(['PRAGMA wal_checkpoint(PASSIVE)']).then(
-        () => this.#checkpoints++,
-        () => {
-          // Another process holds the file, say: the next write here asks again.
-        },
-      );
-    }, CHECKPOINT_DELAY_MS);
-    this.#checkpointTimer.unref();
+    return this.#walSync ? this.#walSync.sync() : Promise.resolve();
   }
 
   /**
@@ -344,7 +302,7 @@ export class LocalClient implements Client {
         this.#release(conn);
       }
     });
-    if (this.#walSync && mayWrite(conn, stmt.sql)) await this.durable();
+    if (this.#walSync && mayWrite(conn, stmt.sql)) await this.#walSync.sync();
     return result;
   }
 
@@ -450,10 +408,6 @@ export class LocalClient implements Client {
     this.closed = true;
     this.#thread?.close();
     this.#thread = null;
-    if (this.#checkpointTimer) clearTimeout(this.#checkpointTimer);
-    this.#checkpointTimer = null;
-    this.#checkpointer?.close();
-    this.#checkpointer = null;
     this.#readers?.close();
     this.#wal?.then((h) => h.close()).catch(() => {});
     this.#wal = null;

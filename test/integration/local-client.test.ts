@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, LibsqlError } from '@libsql/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalClient, WriteThreadError } from '../../src/db/local-client.ts';
 
 let dir: string;
@@ -156,19 +156,6 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
       Array.from({ length: 10 }, (_, i) => client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: [`p${i}`] })),
     );
     expect(client.syncs - (before + 3)).toBeLessThanOrEqual(2);
-  });
-
-  it('never checkpoints on this thread: the write thread does, a second after writes made here', async () => {
-    // A checkpoint copies the log into the file and syncs both: never on the event loop.
-    expect((await client.execute('PRAGMA wal_autocheckpoint')).rows[0]![0]).toBe(0);
-    const before = client.checkpoints;
-    for (let i = 0; i < 20; i++) {
-      await client.execute({ sql: 'INSERT INTO t (name, data) VALUES (?, ?)', args: [`c${i}`, 'x'.repeat(8_000)] });
-    }
-    await vi.waitFor(() => expect(client.checkpoints).toBeGreaterThan(before), { timeout: 20_000, interval: 50 });
-    // The write thread's own connections keep SQLite's checkpoints (every 1,000 pages).
-    const [threadSetting] = await client.writeThread()!.run(['PRAGMA wal_autocheckpoint']);
-    expect(threadSetting!.rows[0]![0]).toBe(1000);
   });
 
   it('runs calls on the write thread in order, rolls back a call that fails and says which statement did', async () => {
