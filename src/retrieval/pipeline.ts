@@ -272,12 +272,13 @@ export async function recallEntries(
   now: Date = new Date(),
   vectors: VectorSource | null = null,
 ): Promise<RecallOutput> {
-  // Planned here too, so that a bad argument is refused before any thread is asked.
-  const plan = planRecall(input, now);
+  // Checked here, so that a bad argument is refused before any thread is asked.
+  readArgs(input, now);
   // The vector arm searches here, where the workspace's matrix and the embedder are; what it
   // found (the query's vector and the nearest entries) goes with the recall.
+  const plan = vectors && planRecall(input, now);
   const arm =
-    vectors && plan.match !== null
+    vectors && plan && plan.match !== null
       ? await nearestVectors(db, vectors, plan.queryUsed, plan.prefilter, plan.narrowed)
       : null;
   // Ranked where its rows are read: on a reader thread, when the database has them, the
