@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { EmbeddingsConfig } from '../../src/config.ts';
 import { normalize } from '../../src/memory/embeddings/embedder.ts';
 import { GLOVE_WORDS, gloveModelName } from '../../src/memory/embeddings/factory.ts';
 import { embeddingWords, gloveVector } from '../../src/memory/embeddings/glove.ts';
@@ -13,6 +14,29 @@ import {
   gloveJsonPath,
   loadGloveTable,
 } from '../../src/memory/embeddings/glove-table.ts';
+
+/** A server configuration embedding through `endpoint` as model `model` (`SPHERE_EMBEDDINGS=http`). */
+export function httpEmbeddingsConfig(
+  endpoint: Pick<EmbeddingsServer, 'url'>,
+  model: string,
+  extra: Partial<EmbeddingsConfig> = {},
+): { embeddings: EmbeddingsConfig } {
+  return {
+    embeddings: {
+      kind: 'http',
+      url: endpoint.url,
+      model,
+      apiKey: null,
+      dim: null,
+      glovePath: null,
+      modelsDir: null,
+      timeoutMs: 10_000,
+      batchSize: 64,
+      cacheBytes: 64 * 1024 * 1024,
+      ...extra,
+    },
+  };
+}
 
 /** One request the endpoint answered or refused. */
 export interface EmbeddingsRequest {

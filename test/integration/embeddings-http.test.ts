@@ -1,27 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddingsConfig } from '../../src/config.ts';
 import { runCli } from '../helpers/cli.ts';
-import { type EmbeddingsServer, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
+import { type EmbeddingsServer, httpEmbeddingsConfig, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
 // A real OpenAI-compatible endpoint (test/helpers/embeddings-server.ts) serves real vectors:
 // GloVe's when the vectors are at hand, a hashed bag of words otherwise.
-const httpConfig = (endpoint: EmbeddingsServer, model: string, extra: Partial<EmbeddingsConfig> = {}) => ({
-  embeddings: {
-    kind: 'http' as const,
-    url: endpoint.url,
-    model,
-    apiKey: null,
-    dim: null,
-    glovePath: null,
-    modelsDir: null,
-    timeoutMs: 400,
-    batchSize: 64,
-    cacheBytes: 64 * 1024 * 1024,
-    ...extra,
-  },
-});
+const httpConfig = (endpoint: EmbeddingsServer, model: string, extra: Partial<EmbeddingsConfig> = {}) =>
+  httpEmbeddingsConfig(endpoint, model, { timeoutMs: 400, ...extra });
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) { outcome entry { id } } }`;
 const RECALL = `query ($q: String!) { recall(query: $q, topK: 5) {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddingsServer, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
+import { type EmbeddingsServer, httpEmbeddingsConfig, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
 import { captureId, linkEdge } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -29,27 +29,16 @@ const QUESTIONS: { q: string; filter?: Record<string, unknown>; full?: boolean }
 
 const servers: TestServer[] = [];
 
-const embeddingsConfig = (endpoint: EmbeddingsServer) => ({
-  embeddings: {
-    kind: 'http' as const,
-    url: endpoint.url,
-    model: 'thread-test',
-    apiKey: null,
-    dim: null,
-    glovePath: null,
-    modelsDir: null,
-    timeoutMs: 10_000,
-    batchSize: 64,
-    cacheBytes: 64 * 1024 * 1024,
-  },
-});
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
 
 /** The same small workspace on a server with `readers` reader threads; the answers to QUESTIONS. */
 async function answers(readers: number, opts: { embeddings?: EmbeddingsServer; query?: string } = {}) {
-  const config = { readerThreads: readers, ...(opts.embeddings ? embeddingsConfig(opts.embeddings) : {}) };
+  const config = {
+    readerThreads: readers,
+    ...(opts.embeddings ? httpEmbeddingsConfig(opts.embeddings, 'thread-test') : {}),
+  };
   const t = await startTestServer({ config });
   servers.push(t);
   const ws = { workspace: 'threads' };
