@@ -6,7 +6,7 @@ import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import type { EdgeKey } from '../contract/node-ids.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { edgeRows, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
+import { ENTRY_COLUMNS_BUT_CONTENT, edgeRows, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
@@ -93,8 +93,21 @@ export async function supersededAmong(db: Db, ids: readonly string[]): Promise<S
 }
 
 /** Newest first by created_at, ties in reverse insertion order. */
-export async function recentEntries(db: Db, n: number, tag?: string | null): Promise<EntryRow[]> {
+export async function recentEntries(
+  db: Db,
+  n: number,
+  tag?: string | null,
+  { text = true }: { text?: boolean } = {},
+): Promise<EntryRow[]> {
   checkRange(n, LIMITS.recentN, 'n');
+  if (!text) {
+    // Every column but the text, for a caller that shows none (ENTRY_COLUMNS_BUT_CONTENT).
+    const tagged = tag == null ? sql`` : sql`JOIN tags t ON t.entry_id = e.id AND t.tag = ${normalizeTag(tag)} `;
+    const rows = await db.all<Record<string, unknown>>(
+      sql`SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, '' AS content FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
+    );
+    return rows.map(entryRows.read);
+  }
   const order = [desc(entries.createdAt), desc(entries.n)];
   if (tag == null)
     return db

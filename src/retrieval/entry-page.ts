@@ -4,7 +4,7 @@ import { ENTRY_STATUSES } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
 import { checkRange, filterTags, LIST_PAGES } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
-import { entryRows } from '../db/rows.ts';
+import { ENTRY_COLUMNS_BUT_CONTENT, entryRows } from '../db/rows.ts';
 import type { EntryRow } from '../db/schema.ts';
 import { buildPrefilter, type PrefilterInput } from './prefilter.ts';
 
@@ -61,7 +61,11 @@ interface Position {
  * const page = await listEntries(db, { first: 20, filter: { tags: ['infra'] } });
  * const next = await listEntries(db, { first: 20, after: page.pageInfo.endCursor });
  */
-export async function listEntries(db: Db, request: EntryPageRequest): Promise<EntryPage> {
+export async function listEntries(
+  db: Db,
+  request: EntryPageRequest,
+  { text = true }: { text?: boolean } = {},
+): Promise<EntryPage> {
   const field = request.orderBy?.field ?? 'CREATED_AT';
   const direction = request.orderBy?.direction ?? 'DESC';
   const { first, last } = pageSize(request);
@@ -84,11 +88,12 @@ export async function listEntries(db: Db, request: EntryPageRequest): Promise<En
     db,
     sql`${sql.join(conds, sql` AND `)} ORDER BY ${key} ${dir}, e.n ${dir}`,
     size + 1,
+    text,
   );
   const more = rows.length > size;
   const nodes = rows.slice(0, size);
   if (backward) nodes.reverse();
-  const exists = async (cond: SQL) => (await selectEntries(db, sql`${where} AND ${cond}`, 1)).length > 0;
+  const exists = async (cond: SQL) => (await selectEntries(db, sql`${where} AND ${cond}`, 1, false)).length > 0;
   // Past a cursor, what lies on its other side is asked for only at a page's far end, and
   // costs one indexed probe: it is part of the cursor's position, or not.
   const hasNextPage = backward ? (before ? await exists(sql`NOT (${past(before, false)})`) : false) : more;
@@ -134,7 +139,11 @@ function listFilter(filter: EntryListFilter | null | undefined): PrefilterInput 
   return { ...filter, tags, statuses, timeRange: null };
 }
 
-async function selectEntries(db: Db, rest: SQL, limit: number): Promise<EntryRow[]> {
-  const rows = await db.all<Record<string, unknown>>(sql`SELECT e.* FROM entries e WHERE ${rest} LIMIT ${limit}`);
+/** The entries `rest` selects; with `text` false, every column but the text (read as ''; ENTRY_COLUMNS_BUT_CONTENT). */
+async function selectEntries(db: Db, rest: SQL, limit: number, text: boolean): Promise<EntryRow[]> {
+  const columns = text ? sql`e.*` : sql`${ENTRY_COLUMNS_BUT_CONTENT}, '' AS content`;
+  const rows = await db.all<Record<string, unknown>>(
+    sql`SELECT ${columns} FROM entries e WHERE ${rest} LIMIT ${limit}`,
+  );
   return rows.map(entryRows.read);
 }

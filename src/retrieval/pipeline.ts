@@ -1,12 +1,12 @@
-import { getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { ClaimTag, EntryKind, EntryStatus, Volatility } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
 import { checkRange, filterTags, LIMITS } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
 import { type Db, onReaderThread, taskModuleUrl } from '../db/client.ts';
 import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
-import { jsonList, readTogether } from '../db/rows.ts';
-import { type EdgeRow, type EntryRow, entries } from '../db/schema.ts';
+import { ENTRY_COLUMNS_BUT_CONTENT, jsonList, readTogether } from '../db/rows.ts';
+import type { EdgeRow, EntryRow } from '../db/schema.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmongQuery, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
@@ -192,14 +192,6 @@ async function hydrate(db: Db, ids: readonly string[], prefilter: SQL): Promise<
   if (ids.length === 0) return new Map();
   return hydrated(await db.all<Record<string, unknown>>(hydrateQuery(ids, prefilter)));
 }
-
-/** Every column of entries but its content, as `e.<name>`. */
-const ENTRY_COLUMNS_BUT_CONTENT = sql.raw(
-  Object.values(getTableColumns(entries))
-    .filter((c) => c.name !== 'content')
-    .map((c) => `e.${c.name}`)
-    .join(', '),
-);
 
 function hydrateQuery(ids: readonly string[], prefilter: SQL): SQL {
   // Correlated on e.id explicitly. The successor comes from the index of SUPERSEDES edges

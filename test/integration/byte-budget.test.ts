@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +21,10 @@ let server: ServerProcess;
 let dataDir: string;
 let origin: string;
 
-async function gql(query: string, variables: Record<string, unknown> = {}) {
+async function gql(query: string, variables: Record<string, unknown> = {}, workspace = WORKSPACE) {
   const res = await fetch(server.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-workspace': WORKSPACE },
+    headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query, variables }),
   });
   return {
@@ -32,12 +33,10 @@ async function gql(query: string, variables: Record<string, unknown> = {}) {
   };
 }
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-bytes-'));
-  server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  origin = new URL(server.url).origin;
+/** Captures `count` entries of 100,000 characters into `workspace`. */
+async function fill(workspace: string, count: number) {
   // Five entries of 100,000 characters a request keeps each body under the 1 MiB cap.
-  for (let i = 0; i < ENTRIES; i += 5) {
+  for (let i = 0; i < count; i += 5) {
     const vars = Object.fromEntries(
       Array.from({ length: 5 }, (_, j) => [`c${j}`, `entry ${i + j} `.padEnd(LONG, 'lorem ipsum dolor ')]),
     );
@@ -46,9 +45,22 @@ beforeAll(async () => {
       .join(', ')}) { ${Object.keys(vars)
       .map((v) => `${v}: capture(input: { content: $${v} }) { outcome }`)
       .join(' ')} }`;
-    const res = await gql(doc, vars);
+    const res = await gql(doc, vars, workspace);
     expect(res.body.errors).toBeUndefined();
   }
+}
+
+/** The server process's peak resident memory so far, in MB (Linux). */
+function peakMb(): number {
+  const status = readFileSync(`/proc/${server.proc.pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-bytes-'));
+  server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  origin = new URL(server.url).origin;
+  await fill(WORKSPACE, ENTRIES);
 });
 afterAll(async () => {
   server?.proc.kill('SIGTERM');
@@ -104,5 +116,41 @@ describe('bytes of entry text', () => {
       Array.from({ length: HEAVY_READS.perClient }, () => gql(`{ recent(n: ${ENTRIES}) { content } }`)),
     );
     for (const a of after) expect(a.body.errors).toBeUndefined();
+  });
+
+  it('reads no entry text for lists that show none: 30 aliases of 200 ids move kilobytes, not 600 MB', async () => {
+    const many = 'bytes-many';
+    await fill(many, 200);
+    const ids = (await gql('{ recent(n: 200) { id } }', {}, many)).body.data as { recent: { id: string }[] };
+    expect(ids.recent).toHaveLength(200);
+    const doc = `{ ${Array.from({ length: 15 }, (_, i) => `r${i}: recent(n: 200) { id kind createdAt }`).join(' ')} ${Array.from(
+      { length: 15 },
+      (_, i) => `p${i}: entries(first: 200) { edges { node { id tags } } }`,
+    ).join(' ')} }`;
+    const before = peakMb();
+    const res = await gql(doc, {}, many);
+    const grew = peakMb() - before;
+    console.log(
+      `peak memory while 30 lists of 200 ids over 200 entries of 100,000 characters are answered: +${grew.toFixed(0)} MB`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const data = res.body.data as Record<string, { id: string }[] & { edges: { node: { id: string } }[] }>;
+    expect(data.r0!.map((e) => e.id)).toEqual(ids.recent.map((e) => e.id));
+    expect(data.p14!.edges.map((e) => e.node.id)).toEqual(ids.recent.map((e) => e.id));
+    // Every alias would have read the 20 MB of text the workspace holds: 600 MB on the request thread.
+    expect(grew).toBeLessThan(100);
+    // Lists that show the text still read it whole, through a fragment too.
+    const texts = await gql(
+      '{ recent(n: 2) { id ... on Entry { content } } entries(first: 2) { edges { node { ...T } } } } fragment T on Entry { content }',
+      {},
+      many,
+    );
+    expect(texts.body.errors).toBeUndefined();
+    const shown = texts.body.data as {
+      recent: { content: string }[];
+      entries: { edges: { node: { content: string } }[] };
+    };
+    for (const e of shown.recent) expect(e.content).toHaveLength(LONG);
+    for (const e of shown.entries.edges) expect(e.node.content).toHaveLength(LONG);
   });
 });

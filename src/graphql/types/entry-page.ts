@@ -9,7 +9,7 @@ import {
 } from '../../retrieval/entry-page.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
-import { EntryRef } from './entry.ts';
+import { EntryRef, readsText, withoutText } from './entry.ts';
 import { prefilterFields } from './recall.ts';
 
 const ORDER_FIELD_DESCRIPTIONS: Record<EntryOrderField, string> = {
@@ -115,9 +115,12 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: EntryFilterRef, description: 'Only entries passing all of these.' }),
       orderBy: t.arg({ type: EntryOrderRef, description: 'The order; createdAt, newest first, by default.' }),
     },
-    resolve: async (_r, args, ctx) => {
-      const page = await listEntries(readDb(ctx), args);
-      for (const e of page.edges) ctx.loaders.entry.prime(e.node.id, e.node);
+    resolve: async (_r, args, ctx, info) => {
+      const text = readsText(info, ['edges', 'node']);
+      const page = await listEntries(readDb(ctx), args, { text });
+      // Whole rows serve the loader too, for other fields of the operation that read entries.
+      if (text) for (const e of page.edges) ctx.loaders.entry.prime(e.node.id, e.node);
+      else withoutText(page.edges.map((e) => e.node));
       return page;
     },
   }),

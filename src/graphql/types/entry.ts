@@ -1,3 +1,4 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { decodeCursor, encodeCursor } from '../../contract/cursor.ts';
 import { type CaptureOutcome, CLASSIFICATION_FIELDS, type ClassificationField } from '../../contract/enums.ts';
 import { checkRange, LIST_PAGES } from '../../contract/limits.ts';
@@ -13,6 +14,7 @@ import { countEntries, recentEntries, requireEntry } from '../../memory/queries.
 import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runGrowingWrite } from '../guards.ts';
+import { columnsFor, selectedFields } from '../selection.ts';
 import {
   CaptureOutcomeEnum,
   ClaimTagEnum,
@@ -74,6 +76,25 @@ export const ENTRY_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof EntryR
   revisions: ['id'],
   connections: ['id'],
 };
+
+/**
+ * Whether a list resolver must read its entries' text: when the operation selects `content`
+ * on them (at `path` below the field), or a field ENTRY_FIELD_COLUMNS does not know. A list
+ * read without it is passed to `withoutText`, so that a `content` still asked of its rows
+ * (through a path this did not see) reads the whole text.
+ */
+export function readsText(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  const fields = selectedFields(info, path);
+  if (fields === null) return false;
+  const columns = columnsFor(ENTRY_FIELD_COLUMNS, fields);
+  return columns === null || columns.includes('content');
+}
+
+/** Marks entries read without their text (see readsText). */
+export function withoutText<T extends Iterable<EntryRow>>(rows: T): T {
+  for (const row of rows) CUT_CONTENT.add(row);
+  return rows;
+}
 
 EntryRef.implement({
   description: 'A memory: what the agent wrote, how it classified it, and how it connects to other memories.',
@@ -300,7 +321,11 @@ builder.queryFields((t) => ({
       n: t.arg.int({ defaultValue: READ_DEFAULTS.recent.n, description: 'How many, 1 to 200.' }),
       tag: t.arg.string({ description: 'Only entries with this tag.' }),
     },
-    resolve: (_r, args, ctx) => recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag),
+    resolve: async (_r, args, ctx, info) => {
+      const text = readsText(info, []);
+      const rows = await recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag, { text });
+      return text ? rows : withoutText(rows);
+    },
   }),
   connections: t.field({
     type: [NeighborRef],
