@@ -13,11 +13,12 @@ import {
 } from '../memory/llm/records.ts';
 import {
   edgesByKeys,
-  entriesByIds,
+  entriesByIdsCut,
   revisionPages,
   revisionsByRowIds,
   supersededAmong,
   tagsByEntryIds,
+  textsByIds,
 } from '../memory/queries.ts';
 import type { ReadBudget } from './read-budget.ts';
 
@@ -31,6 +32,21 @@ export const CONFLICTS_PER_ENTRY = 20;
 export const ENTRIES_PER_READ = 200;
 
 /**
+ * How much of an entry's text the `entry` loader reads: an operation may load thousands of
+ * entries (200 entries' connections) for fields other than `content`, and a text is up to
+ * 100,000 characters. A longer text is read whole by the `text` loader, only for a
+ * `content` field asked of the entry.
+ */
+export const LOADED_TEXT_CHARS = 4_096;
+
+/**
+ * Entries whose `content` holds only the start of their text (recall reads no more of a
+ * candidate than ranking needs, the `entry` loader LOADED_TEXT_CHARS, a list that shows no
+ * text none of it): their `content` field reads the whole text.
+ */
+export const CUT_CONTENT = new WeakSet<EntryRow>();
+
+/**
  * Per-request batch loaders: each nested field costs one query per level, whatever the list
  * size. With a read budget (an operation's), what they read is charged to it as it comes.
  */
@@ -40,11 +56,25 @@ export function createLoaders(db: Db, budget?: ReadBudget) {
       const rows = new Map<string, EntryRow>();
       for (let i = 0; i < ids.length; i += ENTRIES_PER_READ) {
         budget?.check();
-        const part = await entriesByIds(db, ids.slice(i, i + ENTRIES_PER_READ));
-        budget?.charge(part);
-        for (const e of part) rows.set(e.id, e);
+        const part = await entriesByIdsCut(db, ids.slice(i, i + ENTRIES_PER_READ), LOADED_TEXT_CHARS);
+        budget?.charge(part.rows);
+        for (const e of part.rows) {
+          if (part.cut.has(e.id)) CUT_CONTENT.add(e);
+          rows.set(e.id, e);
+        }
       }
       return ids.map((id) => rows.get(id) ?? null);
+    }),
+    /** Entries' whole texts, for the `content` of entries read with only the start of it (CUT_CONTENT). */
+    text: new DataLoader<string, string | null>(async (ids) => {
+      const texts = new Map<string, string>();
+      for (let i = 0; i < ids.length; i += ENTRIES_PER_READ) {
+        budget?.check();
+        const part = await textsByIds(db, ids.slice(i, i + ENTRIES_PER_READ));
+        budget?.charge([...part.values()]);
+        for (const [id, text] of part) texts.set(id, text);
+      }
+      return ids.map((id) => texts.get(id) ?? null);
     }),
     /** Where each entry's classification came from (see memory/llm/records.ts). */
     classification: new DataLoader<EntryRow, Classification, string>((entries) => classificationsOf(db, entries), {

@@ -28,6 +28,39 @@ export async function entriesByIds(db: Db, ids: readonly string[]): Promise<Entr
   return entryRows.all(db, sql`WHERE id IN ${jsonList(ids)}`);
 }
 
+/**
+ * Entries by id with at most `chars` characters of their text each; `cut` holds those whose
+ * text is longer (read it whole with textsByIds).
+ */
+export async function entriesByIdsCut(
+  db: Db,
+  ids: readonly string[],
+  chars: number,
+): Promise<{ rows: EntryRow[]; cut: Set<string> }> {
+  const cut = new Set<string>();
+  if (ids.length === 0) return { rows: [], cut };
+  const found = await db.all<Record<string, unknown>>(
+    sql`SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${chars}) AS content,
+      length(e.content) > ${chars} AS content_cut
+      FROM entries e WHERE e.id IN ${jsonList(ids)}`,
+  );
+  const rows = found.map((row) => {
+    const entry = entryRows.read(row);
+    if (Number(row.content_cut) === 1) cut.add(entry.id);
+    return entry;
+  });
+  return { rows, cut };
+}
+
+/** The whole texts of entries by id. */
+export async function textsByIds(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.all<{ id: string; content: string }>(
+    sql`SELECT id, content FROM entries WHERE id IN ${jsonList(ids)}`,
+  );
+  return new Map(rows.map((r) => [r.id, r.content]));
+}
+
 /** Tags of each entry, sorted. */
 export async function tagsByEntryIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();

@@ -152,5 +152,18 @@ describe('bytes of entry text', () => {
     };
     for (const e of shown.recent) expect(e.content).toHaveLength(LONG);
     for (const e of shown.entries.edges) expect(e.node.content).toHaveLength(LONG);
+    // Entries loaded by id (node, nodes, entry, an edge's ends) read the start of their
+    // text; a content asked of them reads the rest.
+    const some = ids.recent.slice(0, 100).map((e) => e.id);
+    const loaded = await gql(
+      'query($ids: [ID!]!, $one: ID!) { nodes(ids: $ids) { id } entry(id: $one) { content } node(id: $one) { ... on Entry { kind content } } }',
+      { ids: some, one: some[7] },
+      many,
+    );
+    expect(loaded.body.errors).toBeUndefined();
+    const got = loaded.body.data as { nodes: { id: string }[]; entry: { content: string }; node: { content: string } };
+    expect(got.nodes.map((n) => n.id)).toEqual(some);
+    expect(got.entry.content).toHaveLength(LONG);
+    expect(got.node.content).toBe(got.entry.content);
   });
 });

@@ -94,7 +94,7 @@ describe('SQL statements per nested query', () => {
     expect(large.statements).toHaveLength(4);
     expect(large.statements.map(shape)).toEqual(small.statements.map(shape));
     expect(large.statements.map(shape)[3]).toMatch(
-      /FROM "entries" WHERE id IN \(SELECT value FROM json_each\(\?…\)\)$/,
+      /FROM entries e WHERE e\.id IN \(SELECT value FROM json_each\(\?…\)\)$/,
     );
   });
 

@@ -14,6 +14,7 @@ import { countEntries, recentEntries, requireEntry } from '../../memory/queries.
 import { writeEstimate } from '../../workspaces/storage-quota.ts';
 import { builder } from '../builder.ts';
 import { checkedFirst, readDb, runGrowingWrite } from '../guards.ts';
+import { CUT_CONTENT } from '../loaders.ts';
 import { columnsFor, selectedFields } from '../selection.ts';
 import {
   CaptureOutcomeEnum,
@@ -31,11 +32,6 @@ import { NodeRef, VALUE } from './node.ts';
 
 export const EntryRef = builder.objectRef<EntryRow>('Entry');
 
-/**
- * Entries whose `content` holds only the start of their text (recall reads no more of a
- * candidate than ranking needs): their `content` field reads the whole text.
- */
-export const CUT_CONTENT = new WeakSet<EntryRow>();
 const RevisionRef = builder.objectRef<RevisionRow>('Revision');
 // Implemented in connection.ts, beside Edge: this file needs the ref, not the Edge type.
 export const NeighborRef = builder.objectRef<Connection>('Neighbor');
@@ -106,7 +102,7 @@ EntryRef.implement({
     content: t.string({
       description: 'The memory text.',
       resolve: (e, _args, ctx) =>
-        CUT_CONTENT.has(e) ? ctx.loaders.entry.load(e.id).then((whole) => whole?.content ?? e.content) : e.content,
+        CUT_CONTENT.has(e) ? ctx.loaders.text.load(e.id).then((whole) => whole ?? e.content) : e.content,
     }),
     source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
     kind: t.field({

@@ -3,8 +3,9 @@ import { edgeSnapshot } from '../../db/mappers.ts';
 import { type RecallHitResult, type RecallOutput, recallEntries } from '../../retrieval/pipeline.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
+import { CUT_CONTENT } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
-import { CUT_CONTENT, EntryRef } from './entry.ts';
+import { EntryRef } from './entry.ts';
 import { ClaimTagEnum, EntryKindEnum, EntryStatusEnum, RecallArmEnum, VolatilityEnum } from './enums.ts';
 import { VALUE } from './node.ts';
 
