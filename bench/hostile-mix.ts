@@ -3,7 +3,7 @@
  * at a steady pace for a while alone, then as long again while another process
  * (bench/perf/hostile-client.mjs) sends, four at a time, documents that used to hold the
  * server's loop for seconds (fragment chains with and without a token, a body nested
- * 400,000 deep, 30 aliases of recent(n: 200) { content } over 200 entries of 100,000
+ * 400,000 deep, 30 aliases of recent(n: 200) { content } and { id } over 200 entries of 100,000
  * characters, costs hidden in variable defaults, 30 aliases of recall(topK: 50, hops: 3)).
  * Reported, for both halves of the same run: the honest client's p50/p99/max and the
  * server's event-loop delay p99/max. Targets under the mix: honest p99 ≤ 50 ms, max ≤ 250 ms;

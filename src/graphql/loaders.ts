@@ -41,8 +41,8 @@ export const LOADED_TEXT_CHARS = 4_096;
 
 /**
  * Entries whose `content` holds only the start of their text (recall reads no more of a
- * candidate than ranking needs, the `entry` loader LOADED_TEXT_CHARS, a list that shows no
- * text none of it): their `content` field reads the whole text.
+ * candidate than ranking needs, the `entry` loader LOADED_TEXT_CHARS): their `content`
+ * field reads the whole text, as it does for rows read without it (readsText).
  */
 export const CUT_CONTENT = new WeakSet<EntryRow>();
 

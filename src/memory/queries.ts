@@ -1,4 +1,4 @@
-import { and, asc, count, countDistinct, desc, eq, inArray, max, min, or, sql } from 'drizzle-orm';
+import { and, asc, count, countDistinct, desc, eq, getTableColumns, inArray, max, min, or, sql } from 'drizzle-orm';
 import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import type { EntryKind, EntryStatus } from '../contract/enums.ts';
 import { notFound } from '../contract/errors.ts';
@@ -8,6 +8,8 @@ import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
 import { ENTRY_COLUMNS_BUT_CONTENT, edgeRows, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
+
+const ENTRY_COLUMNS = getTableColumns(entries);
 
 /** The entry with this id, or undefined; any string is a valid lookup key. */
 export async function findEntry(db: Db, id: string): Promise<EntryRow | undefined> {
@@ -130,16 +132,20 @@ export async function recentEntries(
   db: Db,
   n: number,
   tag?: string | null,
-  { text = true }: { text?: boolean } = {},
+  { columns = null }: { columns?: readonly (keyof EntryRow)[] | null } = {},
 ): Promise<EntryRow[]> {
   checkRange(n, LIMITS.recentN, 'n');
-  if (!text) {
-    // Every column but the text, for a caller that shows none (ENTRY_COLUMNS_BUT_CONTENT).
+  if (columns) {
+    // Only these columns (and the id) of each row, for a caller that knows which fields it
+    // shows: `recent(n: 200) { id }` over long texts would otherwise move every text.
+    const keys = [...new Set<keyof EntryRow>(['id', ...columns])];
+    const reader = entryRows.only(keys);
+    const names = sql.raw(keys.map((k) => `e.${ENTRY_COLUMNS[k].name}`).join(', '));
     const tagged = tag == null ? sql`` : sql`JOIN tags t ON t.entry_id = e.id AND t.tag = ${normalizeTag(tag)} `;
     const rows = await db.all<Record<string, unknown>>(
-      sql`SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, '' AS content FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
+      sql`SELECT ${names} FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
     );
-    return rows.map(entryRows.read);
+    return rows.map(reader.read) as EntryRow[];
   }
   const order = [desc(entries.createdAt), desc(entries.n)];
   if (tag == null)

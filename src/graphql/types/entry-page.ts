@@ -9,7 +9,7 @@ import {
 } from '../../retrieval/entry-page.ts';
 import { builder } from '../builder.ts';
 import { readDb } from '../guards.ts';
-import { EntryRef, readsText, withoutText } from './entry.ts';
+import { EntryRef, readsText } from './entry.ts';
 import { prefilterFields } from './recall.ts';
 
 const ORDER_FIELD_DESCRIPTIONS: Record<EntryOrderField, string> = {
@@ -120,7 +120,6 @@ builder.queryFields((t) => ({
       const page = await listEntries(readDb(ctx), args, { text });
       // Whole rows serve the loader too, for other fields of the operation that read entries.
       if (text) for (const e of page.edges) ctx.loaders.entry.prime(e.node.id, e.node);
-      else withoutText(page.edges.map((e) => e.node));
       return page;
     },
   }),

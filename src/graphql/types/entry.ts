@@ -75,21 +75,15 @@ export const ENTRY_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof EntryR
 
 /**
  * Whether a list resolver must read its entries' text: when the operation selects `content`
- * on them (at `path` below the field), or a field ENTRY_FIELD_COLUMNS does not know. A list
- * read without it is passed to `withoutText`, so that a `content` still asked of its rows
- * (through a path this did not see) reads the whole text.
+ * on them (at `path` below the field), or a field ENTRY_FIELD_COLUMNS does not know. Rows
+ * read without it hold '' (a stored text is never empty: writes refuse one), and a `content`
+ * still asked of them (through a path this did not see) reads the whole text.
  */
 export function readsText(info: GraphQLResolveInfo, path: readonly string[]): boolean {
   const fields = selectedFields(info, path);
   if (fields === null) return false;
   const columns = columnsFor(ENTRY_FIELD_COLUMNS, fields);
   return columns === null || columns.includes('content');
-}
-
-/** Marks entries read without their text (see readsText). */
-export function withoutText<T extends Iterable<EntryRow>>(rows: T): T {
-  for (const row of rows) CUT_CONTENT.add(row);
-  return rows;
 }
 
 EntryRef.implement({
@@ -102,7 +96,9 @@ EntryRef.implement({
     content: t.string({
       description: 'The memory text.',
       resolve: (e, _args, ctx) =>
-        CUT_CONTENT.has(e) ? ctx.loaders.text.load(e.id).then((whole) => whole ?? e.content) : e.content,
+        CUT_CONTENT.has(e) || e.content === ''
+          ? ctx.loaders.text.load(e.id).then((whole) => whole ?? e.content)
+          : e.content,
     }),
     source: t.exposeString('source', { nullable: true, description: 'Where the memory came from (free text).' }),
     kind: t.field({
@@ -317,10 +313,11 @@ builder.queryFields((t) => ({
       n: t.arg.int({ defaultValue: READ_DEFAULTS.recent.n, description: 'How many, 1 to 200.' }),
       tag: t.arg.string({ description: 'Only entries with this tag.' }),
     },
-    resolve: async (_r, args, ctx, info) => {
-      const text = readsText(info, []);
-      const rows = await recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag, { text });
-      return text ? rows : withoutText(rows);
+    resolve: (_r, args, ctx, info) => {
+      // Only the columns the selected fields read, when every one is known (see graphView).
+      const fields = selectedFields(info, []);
+      const columns = fields === null ? [] : columnsFor(ENTRY_FIELD_COLUMNS, fields);
+      return recentEntries(readDb(ctx), args.n ?? READ_DEFAULTS.recent.n, args.tag, { columns });
     },
   }),
   connections: t.field({
