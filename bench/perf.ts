@@ -779,7 +779,13 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
     await server.stop();
   }
   if (!skip.has('readers'))
-    result.readers = await measureReaders(load.file, runDir, makeQueries(N_QUERIES, seed, 11), log);
+    result.readers = await measureReaders(
+      load.file,
+      runDir,
+      makeQueries(N_QUERIES, seed, 11),
+      makeQueries(300, seed, 12),
+      log,
+    );
   if (!skip.has('export')) result.exportImport = await measureExportImport(runDir, size);
   if (profile) result.profiles = await profileServer(runDir, size, stamp);
   rmSync(runDir, { recursive: true, force: true });

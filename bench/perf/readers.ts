@@ -9,7 +9,10 @@
  *     ≤ 100 ms.
  *
  * Each configuration gets a server of its own; throughput and latency runs alternate between
- * configurations, so drift on a busy machine falls on both alike.
+ * configurations, so drift on a busy machine falls on both alike. Each server first answers
+ * WARM_RECALLS other recalls: every task thread compiles recall's code for itself, and until
+ * V8 has stopped recompiling it (a few hundred recalls) the helper threads doing that take
+ * CPU from the pool, so a shorter warm-up measures the compiler more than the server.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, fdatasyncSync, openSync, rmSync } from 'node:fs';
@@ -31,6 +34,8 @@ import {
 
 const WORKSPACE = 'perf';
 const CLIENTS = 8;
+/** Recalls each server answers before it is measured (see above). */
+const WARM_RECALLS = 300;
 
 export interface ReadersResult {
   threads: number;
@@ -152,6 +157,8 @@ export async function measureReaders(
   template: string,
   workDir: string,
   queries: readonly string[],
+  /** Other queries than `queries`, to warm each server with (WARM_RECALLS of them). */
+  warmQueries: readonly string[],
   log: (line: string) => void,
 ): Promise<ReadersResult> {
   const threads = availableParallelism();
@@ -193,7 +200,7 @@ export async function measureReaders(
     onLoop: await serve(template, join(workDir, 'readers-loop'), 0),
   };
   try {
-    const warm = queries.slice(0, 30);
+    const warm = warmQueries.slice(0, WARM_RECALLS);
     for (const c of Object.values(configs)) await pool(warm, CLIENTS, (q) => c.api.request(RECALL, { q }));
     // Alternating halves: pool, one, pool, one.
     const half = Math.floor(queries.length / 2);
