@@ -120,10 +120,11 @@ export async function pagesPerId<T>(
 export const entryRows = rowReader(entries);
 
 /**
- * Every column of an entry but its text, as `e.<name>` for a query over `entries e`. Lists
- * whose operation selects no `content` read their rows with this and `'' AS content`: an
- * entry's text is up to 100,000 characters, and thirty aliases of `recent(n: 200) { id }`
- * would otherwise move 600 MB of it to the request thread to answer 300 KB of ids.
+ * Every column of an entry but its text, as `e.<name>` for a query over `entries e`: for
+ * reads that take no more of the text than they show (an `entries` page without `content`,
+ * the `entry` loader's first characters, recall's candidates). A text is up to 100,000
+ * characters, and thirty aliases of a 200-entry list over long texts would otherwise move
+ * 600 MB of it to the request thread.
  */
 export const ENTRY_COLUMNS_BUT_CONTENT: SQL = sql.raw(
   Object.values(getTableColumns(entries))
@@ -131,6 +132,7 @@ export const ENTRY_COLUMNS_BUT_CONTENT: SQL = sql.raw(
     .map((c) => `e.${c.name}`)
     .join(', '),
 );
+
 export const edgeRows = rowReader(edges);
 export const revisionRows = rowReader(revisions);
 
