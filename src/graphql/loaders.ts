@@ -32,19 +32,20 @@ export const CONFLICTS_PER_ENTRY = 20;
 export const ENTRIES_PER_READ = 200;
 
 /**
- * How much of an entry's text the `entry` loader reads: an operation may load thousands of
- * entries (200 entries' connections) for fields other than `content`, and a text is up to
- * 100,000 characters. A longer text is read whole by the `text` loader, only for a
- * `content` field asked of the entry.
+ * How much of a text the `entry` and `revisions` loaders read: an operation may load
+ * thousands of entries (200 entries' connections) or revisions for fields other than
+ * `content`, and a text is up to 100,000 characters. A longer text is read whole (the `text`
+ * and `revision` loaders) only for a `content` field asked of it.
  */
 export const LOADED_TEXT_CHARS = 4_096;
 
 /**
- * Entries whose `content` holds only the start of their text (recall reads no more of a
- * candidate than ranking needs, the `entry` loader LOADED_TEXT_CHARS): their `content`
- * field reads the whole text, as it does for rows read without it (readsText).
+ * Entries and revisions whose `content` holds only the start of their text (recall reads no
+ * more of a candidate than ranking needs, the `entry` and `revisions` loaders
+ * LOADED_TEXT_CHARS): their `content` field reads the whole text, as an entry's does for rows
+ * read without it (readsText).
  */
-export const CUT_CONTENT = new WeakSet<EntryRow>();
+export const CUT_CONTENT = new WeakSet<EntryRow | RevisionRow>();
 
 /**
  * Per-request batch loaders: each nested field costs one query per level, whatever the list
@@ -106,7 +107,10 @@ export function createLoaders(db: Db, budget?: ReadBudget) {
           const read = new Map<string, RevisionRow[]>();
           for (let i = 0; i < ids.length; i += size) {
             budget?.check();
-            const part = await revisionPages(db, ids.slice(i, i + size), after, first);
+            const part = await revisionPages(db, ids.slice(i, i + size), after, first, {
+              textChars: LOADED_TEXT_CHARS,
+              cut: (r) => CUT_CONTENT.add(r),
+            });
             budget?.charge([...part.values()]);
             for (const [id, rows] of part) read.set(id, rows);
           }
@@ -139,7 +143,13 @@ export function createLoaders(db: Db, budget?: ReadBudget) {
       { cacheKeyFn: edgeKeyString },
     ),
     revision: new DataLoader<number, RevisionRow | null>(async (ids) => {
-      const rows = new Map((await revisionsByRowIds(db, ids)).map((r) => [r.id, r]));
+      const rows = new Map<number, RevisionRow>();
+      for (let i = 0; i < ids.length; i += ENTRIES_PER_READ) {
+        budget?.check();
+        const part = await revisionsByRowIds(db, ids.slice(i, i + ENTRIES_PER_READ));
+        budget?.charge(part);
+        for (const r of part) rows.set(r.id, r);
+      }
       return ids.map((id) => rows.get(id) ?? null);
     }),
     superseded: new DataLoader<string, boolean>(async (ids) => {

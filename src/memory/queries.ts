@@ -90,10 +90,23 @@ export function revisionPages(
   ids: readonly string[],
   after: number,
   first: number,
+  { textChars = null, cut }: { textChars?: number | null; cut?: (row: RevisionRow) => void } = {},
 ): Promise<Map<string, RevisionRow[]>> {
+  if (textChars === null) {
+    const pageOf = (id: string) =>
+      revisionRows.query(sql`WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`);
+    return pagesPerId(db, ids, pageOf, revisionRows.read);
+  }
+  // At most `textChars` of each earlier text; `cut` is told of the rows whose text is longer.
   const pageOf = (id: string) =>
-    revisionRows.query(sql`WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`);
-  return pagesPerId(db, ids, pageOf, revisionRows.read);
+    sql`SELECT id, entry_id, op, at, substr(content, 1, ${textChars}) AS content,
+      length(content) > ${textChars} AS content_cut
+      FROM "revisions" WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`;
+  return pagesPerId(db, ids, pageOf, (row) => {
+    const revision = revisionRows.read(row);
+    if (Number(row.content_cut) === 1) cut?.(revision);
+    return revision;
+  });
 }
 
 /** The edges with these (src, dst, type) keys, in no particular order; unknown keys are left out. */

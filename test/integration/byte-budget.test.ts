@@ -166,4 +166,41 @@ describe('bytes of entry text', () => {
     expect(got.entry.content).toHaveLength(LONG);
     expect(got.node.content).toBe(got.entry.content);
   });
+
+  it('reads no revision text it does not show: 30 pages of 100 earlier texts move kilobytes', async () => {
+    const ws = 'bytes-revisions';
+    const made = await gql('mutation { capture(input: { content: "rewritten often" }) { entry { id } } }', {}, ws);
+    const id = (made.body.data as { capture: { entry: { id: string } } }).capture.entry.id;
+    // 100 rewrites of 100,000 characters, five a request: 100 earlier texts, the first short.
+    for (let i = 0; i < 100; i += 5) {
+      const vars = Object.fromEntries(
+        Array.from({ length: 5 }, (_, j) => [`c${j}`, `rewrite ${i + j} `.padEnd(LONG, 'lorem ipsum dolor ')]),
+      );
+      const doc = `mutation(${Object.keys(vars)
+        .map((v) => `$${v}: String!`)
+        .join(', ')}) { ${Object.keys(vars)
+        .map((v) => `${v}: update(input: { id: "${id}", content: $${v} }) { entry { id } }`)
+        .join(' ')} }`;
+      expect((await gql(doc, vars, ws)).body.errors).toBeUndefined();
+    }
+    // Thirty pages asked alike but for `first`, so that each is read on its own.
+    const doc = `{ ${Array.from({ length: 30 }, (_, i) => `e${i}: entry(id: "${id}") { revisions(first: ${171 + i}) { id op at } }`).join(' ')} }`;
+    const before = peakMb();
+    const res = await gql(doc, {}, ws);
+    const grew = peakMb() - before;
+    console.log(
+      `peak memory while 30 pages of 100 revisions of 100,000 characters are answered without text: +${grew.toFixed(0)} MB`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const pages = res.body.data as Record<string, { revisions: { id: string }[] }>;
+    expect(pages.e0!.revisions).toHaveLength(100);
+    expect(pages.e29!.revisions).toEqual(pages.e0!.revisions);
+    // Every page would have read the 10 MB of earlier texts: 300 MB on the request thread.
+    expect(grew).toBeLessThan(100);
+    // Shown, the earlier texts are whole.
+    const shown = await gql(`{ entry(id: "${id}") { revisions(first: 3) { content } } }`, {}, ws);
+    expect(shown.body.errors).toBeUndefined();
+    const texts = (shown.body.data as { entry: { revisions: { content: string }[] } }).entry.revisions;
+    expect(texts.map((r) => r.content.length)).toEqual(['rewritten often'.length, LONG, LONG]);
+  });
 });

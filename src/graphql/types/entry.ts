@@ -185,7 +185,11 @@ RevisionRef.implement({
       description: 'Opaque global id for `node`, from the revision’s row and its entry; gone with the entry.',
       resolve: (r) => revisionNodeId({ entryId: r.entryId, n: r.id }),
     }),
-    content: t.exposeString('content', { description: 'The earlier content.' }),
+    content: t.string({
+      description: 'The earlier content.',
+      resolve: (r, _args, ctx) =>
+        CUT_CONTENT.has(r) ? ctx.loaders.revision.load(r.id).then((whole) => whole?.content ?? r.content) : r.content,
+    }),
     op: t.field({ type: RevisionOpEnum, description: 'The write that replaced it.', resolve: (r) => r.op }),
     at: t.field({ type: 'DateTime', description: 'When it was replaced.', resolve: (r) => r.at }),
     cursor: t.string({
