@@ -107,10 +107,9 @@ export function createLoaders(db: Db, budget?: ReadBudget) {
           const read = new Map<string, RevisionRow[]>();
           for (let i = 0; i < ids.length; i += size) {
             budget?.check();
-            const part = await revisionPages(db, ids.slice(i, i + size), after, first, {
-              textChars: LOADED_TEXT_CHARS,
-              cut: (r) => CUT_CONTENT.add(r),
-            });
+            const part = await revisionPages(db, ids.slice(i, i + size), after, first, LOADED_TEXT_CHARS, (r) =>
+              CUT_CONTENT.add(r),
+            );
             budget?.charge([...part.values()]);
             for (const [id, rows] of part) read.set(id, rows);
           }

@@ -83,28 +83,24 @@ export async function tagsByEntryIds(db: Db, ids: readonly string[]): Promise<Ma
 /**
  * A page of each entry's revisions, oldest first: the first `first` whose id is above
  * `after`. Each entry's page is read through the (entry_id, id) index with its own LIMIT,
- * so an entry with tens of thousands of revisions costs what its page holds.
+ * so an entry with tens of thousands of revisions costs what its page holds. Each earlier
+ * text is read as far as `textChars`; `cut` is told of the rows whose text is longer.
  */
 export function revisionPages(
   db: Db,
   ids: readonly string[],
   after: number,
   first: number,
-  { textChars = null, cut }: { textChars?: number | null; cut?: (row: RevisionRow) => void } = {},
+  textChars: number,
+  cut: (row: RevisionRow) => void,
 ): Promise<Map<string, RevisionRow[]>> {
-  if (textChars === null) {
-    const pageOf = (id: string) =>
-      revisionRows.query(sql`WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`);
-    return pagesPerId(db, ids, pageOf, revisionRows.read);
-  }
-  // At most `textChars` of each earlier text; `cut` is told of the rows whose text is longer.
   const pageOf = (id: string) =>
     sql`SELECT id, entry_id, op, at, substr(content, 1, ${textChars}) AS content,
       length(content) > ${textChars} AS content_cut
       FROM "revisions" WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`;
   return pagesPerId(db, ids, pageOf, (row) => {
     const revision = revisionRows.read(row);
-    if (Number(row.content_cut) === 1) cut?.(revision);
+    if (Number(row.content_cut) === 1) cut(revision);
     return revision;
   });
 }
