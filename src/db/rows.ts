@@ -122,9 +122,8 @@ export const entryRows = rowReader(entries);
 /**
  * Every column of an entry but its text, as `e.<name>` for a query over `entries e`: for
  * reads that take no more of the text than they show (an `entries` page without `content`,
- * the `entry` loader's first characters, recall's candidates). A text is up to 100,000
- * characters, and thirty aliases of a 200-entry list over long texts would otherwise move
- * 600 MB of it to the request thread.
+ * and entryColumnsCut). A text is up to 100,000 characters, and thirty aliases of a
+ * 200-entry list over long texts would otherwise move 600 MB of it to the request thread.
  */
 export const ENTRY_COLUMNS_BUT_CONTENT: SQL = sql.raw(
   Object.values(getTableColumns(entries))
@@ -132,6 +131,17 @@ export const ENTRY_COLUMNS_BUT_CONTENT: SQL = sql.raw(
     .map((c) => `e.${c.name}`)
     .join(', '),
 );
+
+/**
+ * Every column of an entry over `entries e`, its text only as far as `chars` characters, and
+ * `content_cut` (see contentCut) for the rows whose text is longer: what recall's candidates
+ * and the `entry` loader read.
+ */
+export const entryColumnsCut = (chars: number): SQL =>
+  sql`${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${chars}) AS content, length(e.content) > ${chars} AS content_cut`;
+
+/** Whether a row read with entryColumnsCut holds only the start of its text. */
+export const contentCut = (row: Record<string, unknown>): boolean => Number(row.content_cut) === 1;
 
 export const edgeRows = rowReader(edges);
 export const revisionRows = rowReader(revisions);

@@ -6,7 +6,7 @@ import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import type { EdgeKey } from '../contract/node-ids.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { ENTRY_COLUMNS_BUT_CONTENT, edgeRows, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
+import { contentCut, edgeRows, entryColumnsCut, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
 const ENTRY_COLUMNS = getTableColumns(entries);
@@ -42,13 +42,11 @@ export async function entriesByIdsCut(
   const cut = new Set<string>();
   if (ids.length === 0) return { rows: [], cut };
   const found = await db.all<Record<string, unknown>>(
-    sql`SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${chars}) AS content,
-      length(e.content) > ${chars} AS content_cut
-      FROM entries e WHERE e.id IN ${jsonList(ids)}`,
+    sql`SELECT ${entryColumnsCut(chars)} FROM entries e WHERE e.id IN ${jsonList(ids)}`,
   );
   const rows = found.map((row) => {
     const entry = entryRows.read(row);
-    if (Number(row.content_cut) === 1) cut.add(entry.id);
+    if (contentCut(row)) cut.add(entry.id);
     return entry;
   });
   return { rows, cut };
@@ -100,7 +98,7 @@ export function revisionPages(
       FROM "revisions" WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`;
   return pagesPerId(db, ids, pageOf, (row) => {
     const revision = revisionRows.read(row);
-    if (Number(row.content_cut) === 1) cut(revision);
+    if (contentCut(row)) cut(revision);
     return revision;
   });
 }

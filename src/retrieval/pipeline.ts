@@ -5,8 +5,9 @@ import { checkRange, filterTags, LIMITS } from '../contract/limits.ts';
 import { READ_DEFAULTS } from '../contract/policy.ts';
 import { type Db, onReaderThread, taskModuleUrl } from '../db/client.ts';
 import { edgeFromRow, entryFromRow } from '../db/mappers.ts';
-import { ENTRY_COLUMNS_BUT_CONTENT, jsonList, readTogether } from '../db/rows.ts';
+import { contentCut, entryColumnsCut, jsonList, readTogether } from '../db/rows.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
+import { textsByIds } from '../memory/queries.ts';
 import { fuseRankings, type RecallArm } from './fuse.ts';
 import { edgesAmongQuery, type WalkNode, walkGraph } from './graph.ts';
 import { searchKeyword } from './keyword.ts';
@@ -201,8 +202,7 @@ function hydrateQuery(ids: readonly string[], prefilter: SQL): SQL {
   // on the thread that serves every request. Whole texts are read for the hits that need them.
   const window = snippetSource();
   return sql`
-    SELECT ${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${window}) AS content,
-      length(e.content) > ${window} AS content_cut,
+    SELECT ${entryColumnsCut(window)},
       (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.entry_id = e.id ORDER BY t.tag)) AS tags_json,
       (SELECT s.src FROM edges s INDEXED BY edges_supersedes_idx
         WHERE s.dst = e.id AND s.type = 'SUPERSEDES' ORDER BY s.created_at DESC LIMIT 1) AS superseded_by
@@ -215,8 +215,12 @@ function hydrated(rows: Record<string, unknown>[]): Map<string, Hydrated> {
   for (const row of rows) {
     const entry = entryFromRow(row);
     const supersededBy = (row.superseded_by ?? null) as string | null;
-    const cut = Number(row.content_cut) === 1;
-    out.set(entry.id, { entry, cut, tags: JSON.parse(String(row.tags_json)) as string[], supersededBy });
+    out.set(entry.id, {
+      entry,
+      cut: contentCut(row),
+      tags: JSON.parse(String(row.tags_json)) as string[],
+      supersededBy,
+    });
   }
   return out;
 }
@@ -264,11 +268,11 @@ export async function recallEntries(
   now: Date = new Date(),
   vectors: VectorSource | null = null,
 ): Promise<RecallOutput> {
-  // Checked here, so that a bad argument is refused before any thread is asked.
-  readArgs(input, now);
-  // The vector arm searches here, where the workspace's matrix and the embedder are; what it
-  // found (the query's vector and the nearest entries) goes with the recall.
-  const plan = vectors && planRecall(input, now);
+  // Checked here, so that a bad argument is refused before any thread is asked. The vector
+  // arm searches here, where the workspace's matrix and the embedder are; what it found (the
+  // query's vector and the nearest entries) goes with the recall.
+  const plan = vectors ? planRecall(input, now) : null;
+  if (!plan) readArgs(input, now);
   const arm =
     vectors && plan && plan.match !== null
       ? await nearestVectors(db, vectors, plan.queryUsed, plan.prefilter, plan.narrowed)
@@ -366,10 +370,10 @@ export async function recallHere(
 async function wholeTexts(db: Db, out: RecallOutput): Promise<RecallOutput> {
   const cut = out.hits.filter((h) => h.contentCut);
   if (out.budgetChars !== null || cut.length === 0) return out;
-  const rows = await db.all<{ id: string; content: string }>(
-    sql`SELECT id, content FROM entries WHERE id IN ${jsonList(cut.map((h) => h.entry.id))}`,
+  const whole = await textsByIds(
+    db,
+    cut.map((h) => h.entry.id),
   );
-  const whole = new Map(rows.map((r) => [r.id, r.content]));
   const hits = out.hits.map((h) => {
     const content = h.contentCut ? whole.get(h.entry.id) : undefined;
     // Forgotten meanwhile: the hit keeps what recall read.
