@@ -14,6 +14,7 @@ import {
   gloveJsonPath,
   loadGloveTable,
 } from '../../src/memory/embeddings/glove-table.ts';
+import { embeddingsConfig } from './embeddings-config.ts';
 
 /** A server configuration embedding through `endpoint` as model `model` (`SPHERE_EMBEDDINGS=http`). */
 export function httpEmbeddingsConfig(
@@ -21,21 +22,7 @@ export function httpEmbeddingsConfig(
   model: string,
   extra: Partial<EmbeddingsConfig> = {},
 ): { embeddings: EmbeddingsConfig } {
-  return {
-    embeddings: {
-      kind: 'http',
-      url: endpoint.url,
-      model,
-      apiKey: null,
-      dim: null,
-      glovePath: null,
-      modelsDir: null,
-      timeoutMs: 10_000,
-      batchSize: 64,
-      cacheBytes: 64 * 1024 * 1024,
-      ...extra,
-    },
-  };
+  return { embeddings: embeddingsConfig({ kind: 'http', url: endpoint.url, model, ...extra }) };
 }
 
 /** One request the endpoint answered or refused. */

@@ -1,26 +1,18 @@
 import type { EmbeddingsConfig } from '../../src/config.ts';
 import { NO_PROFILE_SETTINGS } from '../../src/memory/embeddings/profile.ts';
+import { embeddingsConfig } from './embeddings-config.ts';
 
 /** A server configuration running the sentence model in `dir` in-process (onnx), one inference thread. */
 export function onnxConfig(dir: string, extra: Partial<EmbeddingsConfig> = {}): { embeddings: EmbeddingsConfig } {
   return {
-    embeddings: {
+    embeddings: embeddingsConfig({
       kind: 'onnx',
-      url: null,
-      model: null,
-      apiKey: null,
-      dim: null,
-      glovePath: null,
-      modelsDir: null,
-      timeoutMs: 10_000,
-      batchSize: 64,
-      cacheBytes: 64 * 1024 * 1024,
       modelDir: dir,
       threads: 1,
       queryTimeoutMs: 60_000,
       profile: NO_PROFILE_SETTINGS,
       ...extra,
-    },
+    }),
   };
 }
 

@@ -7,6 +7,7 @@ import { Writer } from '../../src/db/writer.ts';
 import { createEmbedder, GLOVE_WORDS } from '../../src/memory/embeddings/factory.ts';
 import { GLOVE_PACKAGE, gloveJsonPath } from '../../src/memory/embeddings/glove-table.ts';
 import { SemanticWorkspace } from '../../src/memory/embeddings/semantic.ts';
+import { embeddingsConfig } from '../helpers/embeddings-config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
@@ -34,18 +35,7 @@ describe.skipIf(!haveGlove)('glove vectors written beside the server', () => {
   beforeAll(async () => {
     t = await startTestServer({
       config: {
-        embeddings: {
-          kind: 'glove',
-          url: null,
-          model: null,
-          apiKey: null,
-          dim: null,
-          timeoutMs: 10_000,
-          batchSize: 64,
-          cacheBytes: 64 * 1024 * 1024,
-          glovePath: GLOVE,
-          modelsDir: MODELS,
-        },
+        embeddings: embeddingsConfig({ kind: 'glove', glovePath: GLOVE, modelsDir: MODELS }),
       },
     });
   }, 300_000);

