@@ -1028,6 +1028,56 @@ interface PendingCall {
   task: boolean;
 }
 
+/** How long one turn of the loop spends settling SQL threads' answers before it polls sockets again. */
+const ANSWER_SLICE_MS = 3;
+/** Answers of at most this many rows are settled at once however much the turn has spent. */
+const SMALL_ANSWER_ROWS = 16;
+
+/** Rows an answer brings to the request thread (a task's answer counts as many). */
+function answerRows(reply: ThreadReply, task: boolean): number {
+  if (reply.error || reply.taskError) return 0;
+  if (task) return reply.value == null ? 0 : Number.POSITIVE_INFINITY;
+  let rows = 0;
+  for (const r of reply.results!) if (r !== null && 'rows' in r) rows += r.rows.length;
+  return rows;
+}
+
+/**
+ * Settles the SQL threads' answers a slice of the loop at a time. Node delivers every
+ * message a thread has queued in one turn of the loop, each followed by the microtasks it
+ * starts (row mapping, GraphQL completing the field), so 120 answers to one tenant's
+ * aliases ran back to back for tens of milliseconds while every other socket waited.
+ * Past ANSWER_SLICE_MS of a turn, larger answers wait for the next turns, one a turn, in
+ * order; small ones (a count, the health check's SELECT 1) never wait behind them.
+ */
+class AnswerTurns {
+  #sliceStart = -1;
+  readonly #waiting: (() => void)[] = [];
+
+  settle(rows: number, settle: () => void): void {
+    const now = performance.now();
+    if (this.#sliceStart < 0) {
+      this.#sliceStart = now;
+      setImmediate(this.#turn);
+    }
+    if (rows <= SMALL_ANSWER_ROWS || (this.#waiting.length === 0 && now - this.#sliceStart < ANSWER_SLICE_MS)) settle();
+    else this.#waiting.push(settle);
+  }
+
+  readonly #turn = (): void => {
+    const next = this.#waiting.shift();
+    if (!next) {
+      this.#sliceStart = -1;
+      return;
+    }
+    this.#sliceStart = performance.now();
+    next();
+    setImmediate(this.#turn);
+  };
+}
+
+const answers = new AnswerTurns();
+
 /**
  * A worker thread running SQL for embedded databases, each with a connection of its own
  * there, so that SQLite's work no longer takes turns with request handling on the one
@@ -1127,10 +1177,12 @@ class SqlThread {
       this.#worker.unref();
       if (this.#stopWhenIdle) void this.#worker.terminate();
     }
-    if (reply.taskError) call.reject(taskError(reply.taskError));
-    else if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
-    else if (call.task) (call.resolve as (v: unknown) => void)(reply.value);
-    else call.resolve(reply.results!.map((r) => this.#resultSet(r)));
+    answers.settle(answerRows(reply, call.task), () => {
+      if (reply.taskError) call.reject(taskError(reply.taskError));
+      else if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
+      else if (call.task) (call.resolve as (v: unknown) => void)(reply.value);
+      else call.resolve(reply.results!.map((r) => this.#resultSet(r)));
+    });
   }
 
   #resultSet(r: ThreadResult): ResultSet {
