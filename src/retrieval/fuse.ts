@@ -29,22 +29,34 @@ export function fuseRankings(
   k: number = RANKING_POLICY.rrfK,
   weights: Readonly<Record<RecallArm, number>> = RANKING_POLICY.armWeights,
 ): FusedCandidate[] {
-  const byId = new Map<string, FusedCandidate & { order: number }>();
+  const byId = new Map<string, Ordered>();
   for (const arm of ARM_ORDER) {
     const ids = arms[arm];
     if (!ids) continue;
-    ids.forEach((id, i) => {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
       let c = byId.get(id);
       if (!c) {
         c = { id, rrf: 0, ranks: {}, order: byId.size };
         byId.set(id, c);
       }
-      if (c.ranks[arm] !== undefined) return; // an arm lists an entry once; keep its best rank
+      if (c.ranks[arm] !== undefined) continue; // an arm lists an entry once; keep its best rank
       c.ranks[arm] = i + 1;
       c.rrf += weights[arm] / (k + i + 1);
-    });
+    }
   }
-  return [...byId.values()]
-    .sort((a, b) => b.rrf - a.rrf || a.order - b.order)
-    .map(({ id, rrf, ranks }) => ({ id, rrf, ranks }));
+  const fused = [...byId.values()].sort(byFusion);
+  const out: FusedCandidate[] = new Array(fused.length);
+  for (let i = 0; i < fused.length; i++) {
+    const { id, rrf, ranks } = fused[i]!;
+    out[i] = { id, rrf, ranks };
+  }
+  return out;
 }
+
+type Ordered = FusedCandidate & { order: number };
+
+// Callbacks of recall's hot paths live at module level, not in the function that uses them:
+// V8 holds a closure's optimized code only while a closure of it lives, so one made per call
+// is compiled again after every major garbage collection (see docs/architecture.md#recall).
+const byFusion = (a: Ordered, b: Ordered): number => b.rrf - a.rrf || a.order - b.order;

@@ -135,18 +135,20 @@ export async function walkGraph(
     frontier = next;
   }
 
-  const ordered = [...reached]
-    .sort(([a, x], [b, y]) => x.hop - y.hop || y.score - x.score || (a < b ? -1 : a > b ? 1 : 0))
-    .slice(0, nodeCap + 1);
+  const ordered = [...reached].sort(byHopThenScore).slice(0, nodeCap + 1);
   const kept = ordered.slice(0, nodeCap);
   const via = options.viaEdges === false ? new Map<string, EdgeRow>() : await edgesByKey(db, kept);
-  const nodes: WalkNode[] = kept.map(([id, r]) => ({
-    id,
-    hop: r.hop,
-    score: r.score,
-    viaEdge: r.step ? (via.get(edgeKey(edgeEnds(r.from!, r.step))) ?? null) : null,
-    viaEnds: r.step ? edgeEnds(r.from!, r.step) : null,
-  }));
+  const nodes: WalkNode[] = [];
+  for (const [id, r] of kept) {
+    const viaEnds = r.step ? edgeEnds(r.from!, r.step) : null;
+    nodes.push({
+      id,
+      hop: r.hop,
+      score: r.score,
+      viaEdge: viaEnds ? (via.get(edgeKey(viaEnds)) ?? null) : null,
+      viaEnds,
+    });
+  }
   let truncated = ordered.length > nodeCap;
   if (!truncated && options.checkTruncation && hops > 0) {
     truncated = await leftOutByFanout(db, seedIds, hops, new Set(nodes.map((n) => n.id)));
@@ -221,6 +223,11 @@ async function heaviestEdges(
   }
   return out;
 }
+
+// At module level, not made per walk: V8 keeps a closure's optimized code only while a
+// closure of it lives (see docs/architecture.md#recall).
+const byHopThenScore = ([a, x]: [string, Reached], [b, y]: [string, Reached]): number =>
+  x.hop - y.hop || y.score - x.score || (a < b ? -1 : a > b ? 1 : 0);
 
 /** The [src, dst, type] of the edge `step` takes from `from`: the key of an edge. */
 const edgeEnds = (from: string, [other, type, outgoing]: Step): [string, string, string] =>

@@ -104,7 +104,7 @@ interface Budget {
   /** What the budget was raised by to finish the ranking (see raiseBudget). */
   raised: number;
   /** Set once the listed words' documents were resolved against each other (see rankBest). */
-  resolved?: boolean;
+  resolved: boolean;
 }
 
 /** What FTS5 would score for the listed words, against what reading their heads costs. */
@@ -116,7 +116,7 @@ function workBudget(phrases: readonly Phrase[], workShare: number): Budget | nul
     left += list.docs * workShare - list.head * HEAD_COST;
     whole += list.docs;
   }
-  return left > 0 ? { left, rareCost: RARE_COST - workShare, whole, raised: 0 } : null;
+  return left > 0 ? { left, rareCost: RARE_COST - workShare, whole, raised: 0, resolved: false } : null;
 }
 
 /** A document some list or rare term reached, with what is known of its score before it is read. */
@@ -126,9 +126,18 @@ interface Candidate {
   parts: number[];
   upper: number;
   /** Its exact score, once its counts are read. */
-  score?: number;
+  score: number | undefined;
   /** Its id once it passed the prefilter; null when the prefilter leaves it out. */
-  id?: string | null;
+  id: string | null | undefined;
+}
+
+/**
+ * A new candidate. Every field is there from the start: a field added later gives the object
+ * another hidden class, and recall's optimized code, compiled for the classes it had seen,
+ * was thrown away and compiled again each time one of those classes was collected and made anew.
+ */
+function newCandidate(n: number, parts: number[]): Candidate {
+  return { n, parts, upper: 0, score: undefined, id: undefined };
 }
 
 /** FTS5's bm25() weight of a term in a document (without the idf), in FTS5's order of operations. */
@@ -189,7 +198,9 @@ export async function searchKeywordByImpact(
   }
   // Strictly: a document outside tied with the last hit could come first by rowid.
   if (!(outside < ranked.floor)) return null;
-  return ranked.hits.map((h, i) => ({ id: h.id, rank: i + 1, bm25: -h.score }));
+  const hits: KeywordHit[] = [];
+  for (const h of ranked.hits) hits.push({ id: h.id, rank: hits.length + 1, bm25: -h.score });
+  return hits;
 }
 
 /**
@@ -232,7 +243,7 @@ async function reachCombinations(
       if (candidates.has(n)) continue;
       // It holds no rare term (their matches are all reached already), and of the listed
       // ones nothing is known but their caps.
-      const c: Candidate = { n, parts: blankParts(phrases), upper: 0 };
+      const c = newCandidate(n, blankParts(phrases));
       bound(c, phrases);
       candidates.set(n, c);
     }
@@ -301,14 +312,6 @@ async function reachCandidates(
 ): Promise<Map<number, Candidate> | null> {
   const out = new Map<number, Candidate>();
   const blank = blankParts(phrases);
-  const get = (n: number) => {
-    let c = out.get(n);
-    if (!c) {
-      c = { n, parts: blank.slice(), upper: 0 };
-      out.set(n, c);
-    }
-    return c;
-  };
   // Counting a word's matches only walks its doclist (a tenth of a microsecond a match):
   // a query whose rare words are too many for the budget is left to FTS5 before any is read.
   const rare = phrases.filter((p) => !p.list);
@@ -340,7 +343,8 @@ async function reachCandidates(
     if (matches > most) return null;
     budget.left -= matches * budget.rareCost;
     const packed = unpack(row?.packed ?? null, ' ');
-    for (let k = 0; k + 1 < packed.length; k += 2) get(Number(packed[k])).parts[i] = Number(packed[k + 1]);
+    for (let k = 0; k + 1 < packed.length; k += 2)
+      candidate(out, Number(packed[k]), blank).parts[i] = Number(packed[k + 1]);
   }
   const heads = new Map<string, number[]>();
   for (const [i, p] of phrases.entries()) {
@@ -348,12 +352,22 @@ async function reachCandidates(
     const head = heads.get(p.list.term) ?? (await readHead(db, p.list.term));
     heads.set(p.list.term, head);
     for (let k = 0; k + 2 < head.length; k += 3) {
-      get(head[k]!).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
+      candidate(out, head[k]!, blank).parts[i] = p.list.idf * termWeight(head[k + 1]!, head[k + 2]!, avgdl);
     }
   }
   await resolveDocuments(db, { phrases, budget, documents }, [...out.values()], false);
   for (const c of out.values()) bound(c, phrases);
   return out;
+}
+
+/** Document `n`'s candidate, made with `blank` parts when it is new. */
+function candidate(out: Map<number, Candidate>, n: number, blank: readonly number[]): Candidate {
+  let c = out.get(n);
+  if (!c) {
+    c = newCandidate(n, blank.slice());
+    out.set(n, c);
+  }
+  return c;
 }
 
 /**
@@ -378,24 +392,29 @@ async function resolveDocuments(
   candidates: readonly Candidate[],
   withLists: boolean,
 ): Promise<void> {
-  const resolvable = (p: Phrase) => p.list !== null && (withLists || p.list.docs <= documents * RESOLVE_SHARE);
   for (const [i, p] of phrases.entries()) {
-    if (!p.list || !resolvable(p)) continue;
+    if (!p.list || !(withLists || p.list.docs <= documents * RESOLVE_SHARE)) continue;
     const docs = p.list.docs;
-    const open = candidates.filter((c) => Number.isNaN(c.parts[i]));
+    const open: Candidate[] = [];
+    for (const c of candidates) if (Number.isNaN(c.parts[i])) open.push(c);
     // Another word is intersected with this one when the candidates it reached outnumber
     // (in work) the documents the intersection hands over for it; words independent of
     // each other share about `docs × size / documents` of them.
-    const others = phrases.flatMap((o, j) => {
-      if (o.match === p.match || (o.list && !withLists)) return [];
-      const reached = open.filter((c) => c.parts[j]! > 0).length;
+    const others: { j: number; rows: number }[] = [];
+    for (const [j, o] of phrases.entries()) {
+      if (o.match === p.match || (o.list && !withLists)) continue;
+      let reached = 0;
+      for (const c of open) if (c.parts[j]! > 0) reached++;
       const rows = (docs * (o.list?.docs ?? o.matches ?? documents)) / documents;
-      return reached > 0 && (!withLists || rows * RESOLVE_COST < reached * SCORE_COST) ? [{ j, rows }] : [];
-    });
-    const settled = open.filter((c) => others.some(({ j }) => c.parts[j]! > 0));
+      if (reached > 0 && (!withLists || rows * RESOLVE_COST < reached * SCORE_COST)) others.push({ j, rows });
+    }
+    const settled: Candidate[] = [];
+    for (const c of open) if (reachedBy(c, others)) settled.push(c);
     if (settled.length === 0) continue;
     if (withLists) {
-      const cost = docs * WALK_COST + others.reduce((sum, o) => sum + o.rows, 0) * RESOLVE_COST;
+      let rows = 0;
+      for (const o of others) rows += o.rows;
+      const cost = docs * WALK_COST + rows * RESOLVE_COST;
       if (cost > settled.length * SCORE_COST || cost > budget.left) continue;
       budget.left -= cost;
     }
@@ -407,6 +426,12 @@ async function resolveDocuments(
     const holding = new Set(unpack(row?.packed ?? null, ' ').map(Number));
     for (const c of settled) if (!holding.has(c.n)) c.parts[i] = 0;
   }
+}
+
+/** Whether one of the `others` words reached candidate `c`. */
+function reachedBy(c: Candidate, others: readonly { j: number }[]): boolean {
+  for (const { j } of others) if (c.parts[j]! > 0) return true;
+  return false;
 }
 
 /**
@@ -457,7 +482,11 @@ interface Ranked {
 }
 
 /** Best first: higher score, then (as FTS5 breaks ties) lower rowid. */
+// Recall's hot paths keep their callbacks at module level or write loops: V8 holds a
+// closure's optimized code only while a closure of it lives, so a callback made per call is
+// compiled again after every major garbage collection (see docs/architecture.md#recall).
 const better = (a: Candidate, b: Candidate) => b.score! - a.score! || a.n - b.n;
+const byUpper = (a: Candidate, b: Candidate) => b.upper - a.upper;
 
 /**
  * Exact scores for these candidates from their rows of impact_docs, summed in phrase order
@@ -541,22 +570,21 @@ async function rankBest(
   prefilter: SQL,
   limit: number,
 ): Promise<{ hits: Ranked[]; floor: number } | null> {
-  let order = [...candidates.values()].sort((a, b) => b.upper - a.upper);
+  let order = [...candidates.values()].sort(byUpper);
   // What an earlier call settled stays settled.
-  let hits = order
-    .filter((c) => typeof c.id === 'string')
-    .sort(better)
-    .slice(0, limit);
-  let pending = order.filter((c) => c.score !== undefined && c.id === undefined).sort(better);
-  let scoredCount = order.length - order.filter((c) => c.score === undefined).length;
-  const floorOf = () => (hits.length >= limit ? hits[limit - 1]! : null);
-  const mayEnter = (c: Candidate) => {
-    const floor = floorOf();
-    return floor === null || better(c, floor) < 0;
-  };
+  let hits: Candidate[] = [];
+  let pending: Candidate[] = [];
+  let scoredCount = 0;
+  for (const c of order) {
+    if (typeof c.id === 'string') hits.push(c);
+    else if (c.score !== undefined && c.id === undefined) pending.push(c);
+    if (c.score !== undefined) scoredCount++;
+  }
+  hits = hits.sort(better).slice(0, limit);
+  pending.sort(better);
   let at = 0;
   for (let size = firstRound; ; size *= 2) {
-    while (pending.length > 0 && mayEnter(pending[0]!)) {
+    while (pending.length > 0 && mayEnter(pending[0]!, hits, limit)) {
       const batch = pending.splice(0, Math.max(CHECK_CHUNK, limit - hits.length));
       budget.left -= batch.length * CHECK_COST;
       const left = order.length - scoredCount + pending.length + batch.length;
@@ -564,20 +592,22 @@ async function rankBest(
         return null;
       }
       await checkPrefilter(db, batch, prefilter);
-      hits = [...hits, ...batch.filter((c) => c.id)].sort(better).slice(0, limit);
+      for (const c of batch) if (c.id) hits.push(c);
+      hits = hits.sort(better).slice(0, limit);
     }
     while (at < order.length && order[at]!.score !== undefined) at++;
     if (at >= order.length) break;
-    const floor = floorOf();
+    const floor = floorOf(hits, limit);
     if (floor && order[at]!.upper < floor.score!) break;
     if (!budget.resolved && scoredCount >= firstRound) {
       // Past its first round the ranking is slow to settle: tighten the bounds left open
       // (the hits, and so the floor, stay as they are).
       budget.resolved = true;
-      const open = order.slice(at).filter((c) => !floor || c.upper >= floor.score!);
+      const open: Candidate[] = [];
+      for (let k = at; k < order.length; k++) if (!floor || order[k]!.upper >= floor.score!) open.push(order[k]!);
       await resolveDocuments(db, { phrases, budget, documents }, open, true);
       for (const c of open) bound(c, phrases);
-      order = [...order.slice(0, at), ...order.slice(at).sort((a, b) => b.upper - a.upper)];
+      order = [...order.slice(0, at), ...order.slice(at).sort(byUpper)];
       if (floor && order[at]!.upper < floor.score!) break;
     }
     if (scoredCount >= RANK_MAX) return null;
@@ -596,8 +626,18 @@ async function rankBest(
     pending = [...pending, ...chunk].sort(better);
   }
   if (hits.length < limit) return null;
-  return {
-    hits: hits.map((c) => ({ id: c.id!, n: c.n, score: c.score! })),
-    floor: hits[limit - 1]!.score!,
-  };
+  const ranked: Ranked[] = [];
+  for (const c of hits) ranked.push({ id: c.id!, n: c.n, score: c.score! });
+  return { hits: ranked, floor: hits[limit - 1]!.score! };
+}
+
+/** The `limit`-th best hit, once there are that many. */
+function floorOf(hits: readonly Candidate[], limit: number): Candidate | null {
+  return hits.length >= limit ? hits[limit - 1]! : null;
+}
+
+/** Whether `c` would enter the best `limit` hits. */
+function mayEnter(c: Candidate, hits: readonly Candidate[], limit: number): boolean {
+  const floor = floorOf(hits, limit);
+  return floor === null || better(c, floor) < 0;
 }

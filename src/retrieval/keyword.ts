@@ -102,5 +102,7 @@ export async function searchKeyword(
       ORDER BY bm25(entries_fts), e.n
       LIMIT ${limit}`);
   }
-  return rows.map((r, i) => ({ id: r.id, rank: i + 1, bm25: Number(r.bm25) }));
+  const hits: KeywordHit[] = [];
+  for (const r of rows) hits.push({ id: r.id, rank: hits.length + 1, bm25: Number(r.bm25) });
+  return hits;
 }

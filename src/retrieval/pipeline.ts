@@ -441,9 +441,9 @@ async function gatherCandidates(
   let walk: WalkNode[] = [];
   if (hops > 0 && keyword.length > 0) {
     const top = keyword[0]!.bm25;
-    const seeds = keyword
-      .slice(0, policy.graph.seedCount)
-      .map((h) => ({ id: h.id, score: top < 0 ? h.bm25 / top : 1 }));
+    const seeds: { id: string; score: number }[] = [];
+    for (const h of keyword.slice(0, policy.graph.seedCount))
+      seeds.push({ id: h.id, score: top < 0 ? h.bm25 / top : 1 });
     const options = {
       fanout: policy.graph.fanout,
       nodeCap: policy.graph.nodeCap,
@@ -452,7 +452,11 @@ async function gatherCandidates(
     };
     walk = (await walkGraph(db, seeds, hops, options)).nodes;
   }
-  const ids = [...new Set([...keyword.map((h) => h.id), ...walk.map((n) => n.id), ...near.map((m) => m.id)])];
+  const unique = new Set<string>();
+  for (const h of keyword) unique.add(h.id);
+  for (const n of walk) unique.add(n.id);
+  for (const m of near) unique.add(m.id);
+  const ids = [...unique];
   // Sent from the request thread, the arm has the vectors of its nearest entries there: the
   // candidates' are read here.
   const vector = found && ('cosineOf' in found ? found : await vectorArmOn(db, found, ids));
@@ -460,23 +464,37 @@ async function gatherCandidates(
   // (a node's predecessor is always kept with it) and the links neighbour smoothing needs.
   const [entryRows = [], edgeList = []] = await readTogether(db, [hydrateQuery(ids, prefilter), edgesAmongQuery(ids)]);
   const rows = hydrated(entryRows);
-  const edges = edgeList.map(edgeFromRow);
-  const byEnds = new Map(edges.map((e) => [`${e.src}\u0000${e.dst}\u0000${e.type}`, e]));
+  const edges: EdgeRow[] = [];
+  const byEnds = new Map<string, EdgeRow>();
+  for (const row of edgeList) {
+    const e = edgeFromRow(row);
+    edges.push(e);
+    byEnds.set(`${e.src}\u0000${e.dst}\u0000${e.type}`, e);
+  }
   for (const n of walk) if (n.viaEnds) n.viaEdge = byEnds.get(n.viaEnds.join('\u0000')) ?? null;
   // Graph-only nodes pass the same prefilter as keyword hits: those hydrate() did not return are out.
-  const nodes = new Map(walk.filter((n) => rows.has(n.id)).map((n) => [n.id, n]));
-  const graphRanking = [...nodes.values()].sort((a, b) => b.score - a.score || a.hop - b.hop).map((n) => n.id);
+  const nodes = new Map<string, WalkNode>();
+  for (const n of walk) if (rows.has(n.id)) nodes.set(n.id, n);
   const arms: Parameters<typeof fuseRankings>[0] = {
-    KEYWORD: keyword.map((h) => h.id).filter((id) => rows.has(id)),
-    GRAPH: graphRanking,
+    KEYWORD: idsIn(keyword, rows),
+    GRAPH: idsIn([...nodes.values()].sort(byGraphScore), rows),
   };
-  if (vector)
-    arms.VECTOR = near
-      .map((m) => m.id)
-      .filter((id) => rows.has(id))
-      .slice(0, policy.vector.candidateLimit);
+  if (vector) arms.VECTOR = idsIn(near, rows).slice(0, policy.vector.candidateLimit);
   return { keyword, nodes, rows, fused: fuseRankings(arms), edges, vector };
 }
+
+// Recall's hot paths keep their callbacks at module level or write loops: V8 holds a
+// closure's optimized code only while a closure of it lives, so a callback made per call is
+// compiled again after every major garbage collection (see docs/architecture.md#recall).
+
+/** The ids of `items`, in order, that `rows` holds. */
+function idsIn(items: readonly { id: string }[], rows: ReadonlyMap<string, unknown>): string[] {
+  const ids: string[] = [];
+  for (const { id } of items) if (rows.has(id)) ids.push(id);
+  return ids;
+}
+
+const byGraphScore = (a: WalkNode, b: WalkNode): number => b.score - a.score || a.hop - b.hop;
 
 /** Links among the fused candidates, both ways, for neighbour smoothing. */
 function neighboursAmong(edges: readonly EdgeRow[], ids: string[]): Map<string, { id: string; weight: number }[]> {
@@ -500,30 +518,35 @@ function scoreCandidates(
 ): Scored[] {
   // Neighbours count among what the lexical arms found: a candidate only the vector arm
   // brought must not lend a keyword hit its words (that changed keyword-only's order).
+  const lexicalIds: string[] = [];
+  for (const c of fused) if (c.ranks.KEYWORD !== undefined || c.ranks.GRAPH !== undefined) lexicalIds.push(c.id);
   const neighbours = neighboursAmong(
-    vector && RANKING_POLICY.vector.ignoreInferredNeighbours ? edges.filter((e) => e.provenance !== 'INFERRED') : edges,
-    fused.filter((c) => c.ranks.KEYWORD !== undefined || c.ranks.GRAPH !== undefined).map((c) => c.id),
+    vector && RANKING_POLICY.vector.ignoreInferredNeighbours ? edges.filter(isStated) : edges,
+    lexicalIds,
   );
-  const bm25ById = new Map(keyword.map((h) => [h.id, -h.bm25]));
+  const bm25ById = new Map<string, number>();
+  for (const h of keyword) bm25ById.set(h.id, -h.bm25);
   const best = keyword.length > 0 ? -keyword[0]!.bm25 : 0;
   const vectorMatch = vectorMatcher(vector);
-  const relative = (id: string) => (best > 0 ? (bm25ById.get(id) ?? 0) / best : 0);
-  const stemsById = new Map(fused.map((c) => [c.id, entryStems(db, rows.get(c.id)!.entry)]));
-  return fused.map((c) => {
+  const stemsById = new Map<string, Set<string>>();
+  for (const c of fused) stemsById.set(c.id, entryStems(db, rows.get(c.id)!.entry));
+  const out: Scored[] = [];
+  for (const c of fused) {
     const hydrated = rows.get(c.id)!;
     const stems = stemsById.get(c.id)!;
     const node = nodes.get(c.id) ?? null;
     const linked = neighbours.get(c.id) ?? [];
-    const support = linked.reduce((m, n) => Math.max(m, n.weight * relative(n.id)), 0);
+    let support = 0;
+    const linkedStems: Set<string>[] = [];
+    for (const n of linked) {
+      support = Math.max(support, n.weight * relativeBm25(bm25ById, best, n.id));
+      linkedStems.push(stemsById.get(n.id)!);
+    }
     const cosine = vector ? vector.cosineOf(c.id) : null;
     const lexical = {
       rrf: c.rrf - vectorRrf(c.ranks.VECTOR),
-      match: Math.max(relative(c.id) + RANKING_POLICY.neighbourSupport * support, node?.score ?? 0),
-      coverage: coverageFactor(
-        stems,
-        linked.map((n) => stemsById.get(n.id)!),
-        queryStems,
-      ),
+      match: Math.max(relativeBm25(bm25ById, best, c.id) + RANKING_POLICY.neighbourSupport * support, node?.score ?? 0),
+      coverage: coverageFactor(stems, linkedStems, queryStems),
       tagOverlap: tagOverlapFactor(hydrated.tags, terms),
     };
     const parts = {
@@ -532,7 +555,7 @@ function scoreCandidates(
       match: Math.max(lexical.match, vectorMatch(cosine)) * cosineFactor(cosine),
     };
     const bm25 = bm25ById.get(c.id) ?? null;
-    return {
+    out.push({
       id: c.id,
       ranks: c.ranks,
       bm25,
@@ -542,8 +565,16 @@ function scoreCandidates(
       stems,
       lexical: vector && lexical.rrf > 0 ? score(hydrated, lexical, asOfMs).final : 0,
       ...score(hydrated, parts, asOfMs),
-    };
-  });
+    });
+  }
+  return out;
+}
+
+const isStated = (e: EdgeRow): boolean => e.provenance !== 'INFERRED';
+
+/** A keyword hit's bm25 relative to the best hit's (0 for an entry that is not one). */
+function relativeBm25(bm25ById: ReadonlyMap<string, number>, best: number, id: string): number {
+  return best > 0 ? (bm25ById.get(id) ?? 0) / best : 0;
 }
 
 /** What the vector arm added to an entry's RRF: taken off again for its lexical score. */
@@ -649,6 +680,8 @@ function ineligible(s: Scored, statuses: readonly EntryStatus[]): string | null 
 }
 
 /** A candidate as MMR sees it: its score, its first stems and (embeddings on) its vector. */
+type ScoredItem = ReturnType<typeof mmrItem>;
+
 function mmrItem(s: Scored, score: number, vector: Float32Array | null) {
   return { id: s.id, score, tokens: firstOf(s.stems, RANKING_POLICY.text.similarityStemsMax), vector, scored: s };
 }
@@ -684,34 +717,46 @@ function finish(input: FinishInput): RecallOutput {
   if (input.fixedOrder) {
     picked = eligible.slice(0, topK);
   } else {
-    eligible.sort((a, b) => b.final - a.final);
-    const vectorOf = input.vectorOf ?? (() => null);
+    eligible.sort(byFinal);
+    const vectorOf = input.vectorOf;
     // Small items that point at their candidate: copying every candidate's score parts into
     // them cost more than the selection itself.
-    const items = eligible.map((s) => mmrItem(s, s.final, vectorOf(s.id)));
-    const byId = new Map(items.map((i) => [i.id, i]));
-    const head = (input.head ?? []).flatMap((id) => byId.get(id) ?? []);
+    const items: ScoredItem[] = [];
+    const byId = new Map<string, ScoredItem>();
+    for (const s of eligible) {
+      const item = mmrItem(s, s.final, vectorOf ? vectorOf(s.id) : null);
+      items.push(item);
+      byId.set(item.id, item);
+    }
+    const head: ScoredItem[] = [];
+    for (const id of input.head ?? []) {
+      const item = byId.get(id);
+      if (item) head.push(item);
+    }
     const floor = input.mmrFloor ?? policy.mmr.cosineFloor;
-    picked = successorsFirst(mmrSelect(items, topK, policy.mmr.lambda, floor, head).map((item) => item.scored));
+    picked = successorsFirst(scoredOf(mmrSelect(items, topK, policy.mmr.lambda, floor, head)));
   }
-  const pickedIds = new Set(picked.map((s) => s.id));
-  const lowestPicked = picked.reduce((m, s) => Math.min(m, s.final), Number.POSITIVE_INFINITY);
+  const pickedIds = new Set<string>();
+  let lowestPicked = Number.POSITIVE_INFINITY;
+  const texts: string[] = [];
+  const lengths: number[] = [];
+  for (const s of picked) {
+    pickedIds.add(s.id);
+    lowestPicked = Math.min(lowestPicked, s.final);
+    texts.push(s.hydrated.entry.content);
+    // A cut text goes on past its window: its snippet ends with a mark.
+    lengths.push(s.hydrated.cut ? Number.POSITIVE_INFINITY : s.hydrated.entry.content.length);
+  }
   for (const s of eligible) {
     if (pickedIds.has(s.id)) continue;
     const reason = !input.fixedOrder && s.final > lowestPicked ? 'mmr-diversity' : 'below topK';
     omitted.push({ entryId: s.id, reason, score: s.final });
   }
-  omitted.sort((a, b) => b.score - a.score);
+  omitted.sort(byScore);
 
-  const plan = planSnippets(
-    picked.map((s) => s.hydrated.entry.content),
-    new Set(input.queryStems),
-    full,
-    policy,
-    // A cut text goes on past its window: its snippet ends with a mark.
-    picked.map((s) => (s.hydrated.cut ? Number.POSITIVE_INFINITY : s.hydrated.entry.content.length)),
-  );
-  const hits = picked.map((s, i) => toHit(s, i + 1, plan.snippets[i]!));
+  const plan = planSnippets(texts, new Set(input.queryStems), full, policy, lengths);
+  const hits: RecallHitResult[] = [];
+  for (const s of picked) hits.push(toHit(s, hits.length + 1, plan.snippets[hits.length]!));
   return {
     query: input.query,
     queryUsed: input.queryUsed,
@@ -724,6 +769,15 @@ function finish(input: FinishInput): RecallOutput {
     policyVersion: policy.version,
     vectorArm: null,
   };
+}
+
+const byFinal = (a: Scored, b: Scored): number => b.final - a.final;
+const byScore = (a: { score: number }, b: { score: number }): number => b.score - a.score;
+
+function scoredOf(items: readonly ScoredItem[]): Scored[] {
+  const out: Scored[] = [];
+  for (const item of items) out.push(item.scored);
+  return out;
 }
 
 /** A picked candidate as recall returns it, with its score parts. */
@@ -781,12 +835,14 @@ function firstOf<T>(set: Set<T>, max: number): Set<T> {
  * successorsFirst([a, x, c, b]) // [x, c, b, a]
  */
 function successorsFirst(picked: Scored[]): Scored[] {
-  const position = new Map(picked.map((s, i) => [s.id, i]));
+  const position = new Map<string, number>();
+  for (const [i, s] of picked.entries()) position.set(s.id, i);
   // Each pick's successor among the picks, as an index (-1: none picked).
-  const successor = picked.map((s) => {
+  const successor: number[] = [];
+  for (const s of picked) {
     const next = s.hydrated.supersededBy;
-    return next == null ? -1 : (position.get(next) ?? -1);
-  });
+    successor.push(next == null ? -1 : (position.get(next) ?? -1));
+  }
   // Cut each cycle where a walk along successors first comes back to itself.
   const state = new Uint8Array(picked.length); // 0 unseen, 1 on the current walk, 2 settled
   for (let start = 0; start < picked.length; start++) {
@@ -802,12 +858,12 @@ function successorsFirst(picked: Scored[]): Scored[] {
     for (const w of walk) state[w] = 2;
   }
   const olderOf = new Map<number, number[]>();
-  successor.forEach((next, i) => {
-    if (next === -1) return;
+  for (const [i, next] of successor.entries()) {
+    if (next === -1) continue;
     const list = olderOf.get(next);
     if (list) list.push(i);
     else olderOf.set(next, [i]);
-  });
+  }
   const out: Scored[] = [];
   for (let root = 0; root < picked.length; root++) {
     if (successor[root] !== -1) continue;

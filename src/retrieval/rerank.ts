@@ -55,9 +55,21 @@ export function tagOverlapFactor(
   let named = 0;
   for (const tag of entryTags) {
     const parts = tokenize(tag).map(lightStem);
-    if (parts.length > 0 && parts.every((p) => words.has(p))) named++;
+    if (parts.length > 0 && allIn(parts, words)) named++;
   }
   return Math.min(policy.tagOverlap.max, 1 + policy.tagOverlap.perTag * named);
+}
+
+// Loops, not callbacks made per call: V8 holds a closure's optimized code only while a
+// closure of it lives (see docs/architecture.md#recall).
+function allIn(parts: readonly string[], words: ReadonlySet<string>): boolean {
+  for (const p of parts) if (!words.has(p)) return false;
+  return true;
+}
+
+function anyHas(sets: readonly ReadonlySet<string>[], s: string): boolean {
+  for (const set of sets) if (set.has(s)) return true;
+  return false;
 }
 
 /**
@@ -77,7 +89,7 @@ export function coverageFactor(
   let linked = 0;
   for (const s of queryStems) {
     if (entryStems.has(s)) own++;
-    else if (neighbourStems.some((n) => n.has(s))) linked++;
+    else if (anyHas(neighbourStems, s)) linked++;
   }
   const { weight, neighbourShare } = policy.coverage;
   return 1 + weight * ((own + neighbourShare * linked) / queryStems.length);
@@ -149,22 +161,31 @@ export function mmrSelect<T extends MmrItem>(
   head: readonly T[] = [],
 ): T[] {
   const policy = { mmr: { cosineFloor } };
-  const best = items.reduce((m, it) => Math.max(m, it.score), 0);
+  let best = 0;
+  for (const it of items) best = Math.max(best, it.score);
   const fixed = new Set<T>(head.slice(0, k));
   // With λ above 1 similarity would add to the value: no bound then.
   const bounded = lambda <= 1;
-  const pool = items.map((item, at) => {
+  const pool: MmrSlot<T>[] = [];
+  const taken = new Set<number>();
+  for (const item of items) {
+    const at = pool.length;
     const rel = best > 0 ? item.score / best : 0;
     // A NaN relevance never wins a round; sorted last, it is never visited before an item that could.
     const bound = !bounded ? Number.POSITIVE_INFINITY : Number.isNaN(rel) ? Number.NEGATIVE_INFINITY : lambda * rel;
-    return { item, at, rel, bound, maxSim: 0, seen: 0 };
-  });
-  const byBound = [...pool].sort((a, b) => b.bound - a.bound || a.at - b.at);
-  const taken = new Set<number>(pool.filter((p) => fixed.has(p.item)).map((p) => p.at));
+    pool.push({ item, at, rel, bound, maxSim: 0, seen: 0 });
+    if (fixed.has(item)) taken.add(at);
+  }
+  const byBound = [...pool].sort(byBoundThenAt);
   const picked: T[] = [...fixed];
   while (picked.length < k && taken.size < pool.length) {
     // As comparing every item in order with `>`: the first remaining item unless one beats it.
-    let chosen = pool.find((p) => !taken.has(p.at))!;
+    let chosen = pool[0]!;
+    for (const p of pool) {
+      if (taken.has(p.at)) continue;
+      chosen = p;
+      break;
+    }
     let chosenValue = Number.NEGATIVE_INFINITY;
     for (const p of byBound) {
       if (taken.has(p.at)) continue;
@@ -182,3 +203,14 @@ export function mmrSelect<T extends MmrItem>(
   }
   return picked;
 }
+
+interface MmrSlot<T> {
+  item: T;
+  at: number;
+  rel: number;
+  bound: number;
+  maxSim: number;
+  seen: number;
+}
+
+const byBoundThenAt = (a: MmrSlot<unknown>, b: MmrSlot<unknown>): number => b.bound - a.bound || a.at - b.at;
