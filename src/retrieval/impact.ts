@@ -481,11 +481,13 @@ interface Ranked {
   score: number;
 }
 
-/** Best first: higher score, then (as FTS5 breaks ties) lower rowid. */
 // Recall's hot paths keep their callbacks at module level or write loops: V8 holds a
 // closure's optimized code only while a closure of it lives, so a callback made per call is
 // compiled again after every major garbage collection (see docs/architecture.md#recall).
+
+/** Best first: higher score, then (as FTS5 breaks ties) lower rowid. */
 const better = (a: Candidate, b: Candidate) => b.score! - a.score! || a.n - b.n;
+/** Highest upper bound first. */
 const byUpper = (a: Candidate, b: Candidate) => b.upper - a.upper;
 
 /**
