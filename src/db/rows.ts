@@ -119,28 +119,40 @@ export async function pagesPerId<T>(
 
 export const entryRows = rowReader(entries);
 
+/** Every column of `table` but `content`, as `<alias>.<name>`. */
+function columnsButContent(table: SQLiteTable, alias: string): SQL {
+  return sql.raw(
+    Object.values(getTableColumns(table))
+      .filter((c) => c.name !== 'content')
+      .map((c) => `${alias}.${c.name}`)
+      .join(', '),
+  );
+}
+
 /**
  * Every column of an entry but its text, as `e.<name>` for a query over `entries e`: for
  * reads that take no more of the text than they show (an `entries` page without `content`,
  * and entryColumnsCut). A text is up to 100,000 characters, and thirty aliases of a
  * 200-entry list over long texts would otherwise move 600 MB of it to the request thread.
  */
-export const ENTRY_COLUMNS_BUT_CONTENT: SQL = sql.raw(
-  Object.values(getTableColumns(entries))
-    .filter((c) => c.name !== 'content')
-    .map((c) => `e.${c.name}`)
-    .join(', '),
-);
+export const ENTRY_COLUMNS_BUT_CONTENT: SQL = columnsButContent(entries, 'e');
+const REVISION_COLUMNS_BUT_CONTENT: SQL = columnsButContent(revisions, 'r');
+
+/** `alias`'s columns, its text only as far as `chars` characters, and `content_cut` (see contentCut). */
+const columnsCut = (butContent: SQL, alias: string, chars: number): SQL =>
+  sql`${butContent}, substr(${sql.raw(alias)}.content, 1, ${chars}) AS content, length(${sql.raw(alias)}.content) > ${chars} AS content_cut`;
 
 /**
  * Every column of an entry over `entries e`, its text only as far as `chars` characters, and
  * `content_cut` (see contentCut) for the rows whose text is longer: what recall's candidates
  * and the `entry` loader read.
  */
-export const entryColumnsCut = (chars: number): SQL =>
-  sql`${ENTRY_COLUMNS_BUT_CONTENT}, substr(e.content, 1, ${chars}) AS content, length(e.content) > ${chars} AS content_cut`;
+export const entryColumnsCut = (chars: number): SQL => columnsCut(ENTRY_COLUMNS_BUT_CONTENT, 'e', chars);
 
-/** Whether a row read with entryColumnsCut holds only the start of its text. */
+/** The same for a revision over `revisions r`: what pages of revisions read. */
+export const revisionColumnsCut = (chars: number): SQL => columnsCut(REVISION_COLUMNS_BUT_CONTENT, 'r', chars);
+
+/** Whether a row read with entryColumnsCut or revisionColumnsCut holds only the start of its text. */
 export const contentCut = (row: Record<string, unknown>): boolean => Number(row.content_cut) === 1;
 
 export const edgeRows = rowReader(edges);

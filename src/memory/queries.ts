@@ -6,7 +6,16 @@ import { checkRange, LIMITS, normalizeTag } from '../contract/limits.ts';
 import type { EdgeKey } from '../contract/node-ids.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../contract/policy.ts';
 import type { Db } from '../db/client.ts';
-import { contentCut, edgeRows, entryColumnsCut, entryRows, jsonList, pagesPerId, revisionRows } from '../db/rows.ts';
+import {
+  contentCut,
+  edgeRows,
+  entryColumnsCut,
+  entryRows,
+  jsonList,
+  pagesPerId,
+  revisionColumnsCut,
+  revisionRows,
+} from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
 const ENTRY_COLUMNS = getTableColumns(entries);
@@ -93,9 +102,8 @@ export function revisionPages(
   cut: (row: RevisionRow) => void,
 ): Promise<Map<string, RevisionRow[]>> {
   const pageOf = (id: string) =>
-    sql`SELECT id, entry_id, op, at, substr(content, 1, ${textChars}) AS content,
-      length(content) > ${textChars} AS content_cut
-      FROM "revisions" WHERE entry_id = ${id} AND id > ${after} ORDER BY id LIMIT ${first}`;
+    sql`SELECT ${revisionColumnsCut(textChars)}
+      FROM "revisions" r WHERE r.entry_id = ${id} AND r.id > ${after} ORDER BY r.id LIMIT ${first}`;
   return pagesPerId(db, ids, pageOf, (row) => {
     const revision = revisionRows.read(row);
     if (contentCut(row)) cut(revision);
