@@ -2,7 +2,8 @@
 // Sends, round after round until SIGTERM, documents that held the server's loop for seconds:
 // a 120-deep chain of fragments (with and without a valid token), a body nested 400,000
 // deep, 30 aliases of recent(n: 200) { content } and of recent(n: 200) { id } (which read
-// every text without showing it), a cost hidden in variable defaults,
+// every text without showing it), 30 aliases of brief (five full scans each, on the
+// statement threads every workspace shares), a cost hidden in variable defaults,
 // 30 aliases of recall(topK: 50, hops: 3), and a document estimated within bounds whose
 // reads pass the response cap. Prints what it was answered, by code, as one JSON line on exit.
 const [url, workspace, concurrencyArg] = process.argv.slice(2);
@@ -29,6 +30,7 @@ const ATTACKS = [
   { name: '30 x recent(n: 200) { content }', body: () => ({ query: aliases(30, 'recent(n: 200) { content }') }) },
   { name: '12 x recent(n: 200) { content }', body: () => ({ query: aliases(12, 'recent(n: 200) { content }') }) },
   { name: '30 x recent(n: 200) { id }', body: () => ({ query: aliases(30, 'recent(n: 200) { id }') }) },
+  { name: '30 x brief', body: () => ({ query: aliases(30, 'brief { text topTags { tag count } }') }) },
   {
     name: 'cost in variable defaults',
     body: () => ({

@@ -132,6 +132,20 @@ export interface ReadTasks {
 }
 
 /**
+ * A client that can say whether its database is usable without running a statement
+ * (LocalClient.probe): /health then waits for no other request's statements.
+ */
+export interface Probed {
+  probe(): Promise<void>;
+}
+
+/** Whether the database behind `client` is usable: its own probe, or a trivial statement (a hosted database). */
+export async function probeClient(client: Client & Partial<Probed>): Promise<void> {
+  if (client.probe) await client.probe();
+  else await client.execute('SELECT 1');
+}
+
+/**
  * Runs a task of `module` where the database's reads run, when that is a reader thread:
  * its answer, or null when the caller should do the work itself (a hosted database, a
  * transaction, no reader threads, a workspace that does not exist yet).

@@ -1,4 +1,4 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -183,6 +183,8 @@ export class LocalClient implements Client {
   #thread: WriteChannel | null = null;
   readonly #readers: ReadChannels | null;
   readonly #adopted: Db | null;
+  /** The file the client opened (see probe). */
+  #file: { dev: number; ino: number } | null = null;
 
   /**
    * A client whose first statement ran on the write thread: switching a new file to WAL
@@ -196,7 +198,14 @@ export class LocalClient implements Client {
     const channel = writeThread().channel(opts.path, opts.timeout ?? 5_000);
     try {
       const [result] = await channel.run(['PRAGMA journal_mode = WAL']);
-      return new LocalClient(opts, { wal: result?.rows[0]?.[0] === 'wal', channel });
+      const client = new LocalClient(opts, { wal: result?.rows[0]?.[0] === 'wal', channel });
+      // The file the connection just opened (it is created by then), for probe().
+      const file = await stat(opts.path).catch((error: unknown) => {
+        client.close();
+        throw error;
+      });
+      client.#file = { dev: file.dev, ino: file.ino };
+      return client;
     } catch (error) {
       channel.close();
       throw error;
@@ -272,6 +281,26 @@ export class LocalClient implements Client {
     if (!this.#readers) return null;
     this.#check();
     return { value: (await this.#readers.task(module, name, args)) as T };
+  }
+
+  /**
+   * Whether the database can still be used, for /health, without running a statement: a
+   * statement would wait behind whatever the reader threads are running for other
+   * requests, a tenant's long reads included. The client must be open, and its file must
+   * still be the one it opened: one deleted or replaced under a running server would take
+   * every later write with it when the connections close (SQLite goes on writing to the
+   * file it has open).
+   */
+  async probe(): Promise<void> {
+    this.#check();
+    if (this.#path === ':memory:') return;
+    const { dev, ino } = await stat(this.#path).catch((error: unknown) => {
+      throw new LibsqlError(`the database file is gone: ${(error as Error).message}`, 'SQLITE_CANTOPEN');
+    });
+    this.#file ??= { dev, ino };
+    if (this.#file.dev !== dev || this.#file.ino !== ino) {
+      throw new LibsqlError('the database file was replaced under the open database', 'SQLITE_CANTOPEN');
+    }
   }
 
   /** fdatasyncs of the write-ahead log so far (each covers every commit before it began). */
@@ -805,7 +834,7 @@ function open(key, path, timeout, readOnly) {
   const db = new Database(path, { timeout: 0 });
   // Set at the first call, where a file another process holds locked is waited for.
   const init = readOnly ? 'PRAGMA query_only = ON' : 'PRAGMA synchronous = NORMAL';
-  connections.set(key, { db, path, timeout, init, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [], queue: [], parked: false });
+  connections.set(key, { key, db, path, timeout, init, statements: new Map(), wal: null, dirty: false, syncing: null, waiting: [], queue: [], parked: false, inLine: false, closeWhenDone: false });
 }
 // A closed database keeps its file open until its statements are collected; this thread
 // makes little garbage, so it collects them itself (as the request thread's own garbage would).
@@ -927,17 +956,55 @@ function call(c, m) {
   if (!c.syncing) sync(c);
   return true;
 }
-function drain(c) {
-  while (c.queue.length > 0 && !c.parked && !c.closed) {
-    const m = c.queue[0];
-    if (!call(c, m)) {
-      c.parked = true;
-      m.delay = Math.min(2 * (m.delay || 1), 50);
-      setTimeout(() => { c.parked = false; drain(c); }, m.delay);
-      return;
-    }
-    c.queue.shift();
+// Connections take turns: a turn of this thread's loop runs the first call of the connection
+// first in line, which then goes to the back of the line if it has more, behind every
+// connection whose calls arrived while it ran (Node hands this thread the messages that
+// arrived between turns). So one database's backlog (a tenant's many statements, a long import's chunks)
+// never runs ahead of another database's call that came later: that call waits for the one
+// running and the calls of the others already in line, not for all of theirs, as it did
+// when calls ran in arrival order.
+const line = [];
+let turning = false;
+function enqueue(c) {
+  if (c.inLine || c.parked || c.closed || c.queue.length === 0) return;
+  c.inLine = true;
+  line.push(c);
+  if (!turning) { turning = true; setImmediate(turn); }
+}
+function turn() {
+  const c = line.shift();
+  // It stays out of line (inLine) until the next turn of the loop, when the calls that came
+  // meanwhile, its own included, are in: then it goes behind the other connections'.
+  if (c) runFirst(c);
+  setImmediate(afterTurn, c);
+}
+function afterTurn(c) {
+  if (c) {
+    c.inLine = false;
+    if (c.closeWhenDone && c.queue.length === 0 && !c.closed) close(c.key);
+    else enqueue(c);
   }
+  if (line.length > 0) setImmediate(turn);
+  else turning = false;
+}
+function runFirst(c) {
+  if (c.closed || c.parked) return;
+  const m = c.queue.shift();
+  if (m?.task) void task(c, m);
+  else if (m && !call(c, m)) {
+    c.queue.unshift(m);
+    park(c, m);
+    return;
+  }
+  if (c.closeWhenDone && c.queue.length === 0) close(c.key);
+}
+// The file is locked by another process: the call is tried again later, on a timer, never
+// waited for here (a close sent meanwhile refuses it instead).
+function park(c, m) {
+  if (c.closeWhenDone) { close(c.key); return; }
+  c.parked = true;
+  m.delay = Math.min(2 * (m.delay || 1), 50);
+  setTimeout(() => { c.parked = false; enqueue(c); }, m.delay);
 }
 // Tasks: a module's function run here with this thread's read connection to one database
 // (recall ranks where its rows are read; see LocalClient.readTask). A module in TypeScript
@@ -979,13 +1046,19 @@ parentPort.on('message', (m) => {
     catch (e) { parentPort.postMessage({ id: m.id, ...failure(e, 0, false) }); }
     return;
   }
-  if (m.close) { close(m.key); return; }
+  if (m.close) {
+    // After the calls sent before it, as when calls ran as they came; calls waiting for
+    // another process's lock are refused at once.
+    const c = connections.get(m.key);
+    if (c && !c.parked && (c.queue.length > 0 || c.inLine)) c.closeWhenDone = true;
+    else close(m.key);
+    return;
+  }
   const c = connections.get(m.key);
   if (!c) { parentPort.postMessage({ id: m.id, at: 0, error: { message: 'The client is closed', code: 'CLIENT_CLOSED', sync: false } }); return; }
-  if (m.task) { void task(c, m); return; }
   m.deadline = Date.now() + c.timeout;
   c.queue.push(m);
-  if (c.queue.length === 1) drain(c);
+  enqueue(c);
 });
 `;
 

@@ -31,12 +31,15 @@ export function assertInsideDataDir(dataDir: string, path: string): void {
   }
   for (const suffix of COMPANIONS) {
     const file = `${path}${suffix}`;
+    let real: string;
     try {
-      lstatSync(file);
+      // A file that is no link is where its path says, in the data directory. One that is
+      // gone by now (a WAL deleted by a closing connection) will be created there.
+      if (!lstatSync(file).isSymbolicLink()) continue;
+      real = resolveLink(file);
     } catch {
       continue;
     }
-    const real = resolveLink(file);
     if (!real.startsWith(root + sep)) {
       throw new DataDirRefusal(
         `${file} resolves to ${real}, outside the data directory ${root}; refusing to use it (remove the link or move the database inside)`,

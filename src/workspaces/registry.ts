@@ -7,6 +7,7 @@ import {
   drizzleFor,
   locateWorkspace,
   openEmptyDatabase,
+  probeClient,
   type QueryListener,
   type ReadTasks,
   type RootDb,
@@ -171,10 +172,14 @@ export class WorkspaceRegistry {
     return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   }
 
-  /** Runs a trivial query on every open workspace, keeping each open meanwhile (for /health). */
+  /**
+   * Checks every open workspace's database, keeping each open meanwhile (for /health): an
+   * embedded file without running a statement (LocalClient.probe), which would wait behind
+   * other requests' reads; a hosted database with a trivial query.
+   */
   async probe(): Promise<{ open: number; failed: number }> {
     const entries = [...this.#open.values()].filter((e) => e.ws !== null);
-    const results = await Promise.allSettled(entries.map((e) => this.#using(e, (ws) => ws.client.execute('SELECT 1'))));
+    const results = await Promise.allSettled(entries.map((e) => this.#using(e, (ws) => probeClient(ws.client))));
     return { open: entries.length, failed: results.filter((r) => r.status === 'rejected').length };
   }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
@@ -96,6 +96,29 @@ describe('workspace databases stay inside the data directory', () => {
     expect(server.output()).toContain(join(outside, 'planted.db'));
     // Other workspaces are served as ever.
     expect((await capture(server.url, 'honest', 'fine')).errors).toBeUndefined();
+  });
+});
+
+describe('an open workspace whose file is deleted or replaced under the server', () => {
+  it('makes /health unavailable, naming how many, while the other workspaces stay served', async () => {
+    const { dataDir } = await dirs('workspace-gone');
+    const server = await serve({ SPHERE_DATA_DIR: dataDir });
+    for (const workspace of ['gone', 'replaced', 'kept']) {
+      expect((await capture(server.url, workspace, `in ${workspace}`)).errors).toBeUndefined();
+    }
+    const health = async () => {
+      const res = await fetch(new URL('/health', server.url));
+      return { status: res.status, body: await res.json() };
+    };
+    expect(await health()).toEqual({ status: 200, body: { status: 'ok', workspaces: 3, failed: 0 } });
+
+    // SQLite goes on writing to the file it has open: what it wrote would be gone at the next close.
+    await rm(join(dataDir, 'gone.db'));
+    expect(await health()).toEqual({ status: 503, body: { status: 'unavailable', workspaces: 3, failed: 1 } });
+    await rename(join(dataDir, 'replaced.db'), join(dataDir, 'replaced-before.db'));
+    await copyFile(join(dataDir, 'replaced-before.db'), join(dataDir, 'replaced.db'));
+    expect(await health()).toEqual({ status: 503, body: { status: 'unavailable', workspaces: 3, failed: 2 } });
+    expect((await capture(server.url, 'kept', 'still served')).errors).toBeUndefined();
   });
 });
 

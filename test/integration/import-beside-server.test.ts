@@ -108,8 +108,9 @@ describe('an import beside the running server', () => {
     const healthProbe = (async () => {
       while (importing) {
         const t0 = performance.now();
-        const res = await fetch(`${server.url}/health`);
+        const res = await fetch(new URL('/health', server.url));
         await res.text();
+        expect(res.status).toBe(200);
         health.push(performance.now() - t0);
         await new Promise((r) => setTimeout(r, 25));
       }

@@ -77,7 +77,9 @@ describe('SQL threads under a burst of workspaces', () => {
     });
     while (!done) {
       let t0 = performance.now();
-      await (await fetch(`${server.url}/health`)).text();
+      const res = await fetch(new URL('/health', server.url));
+      await res.text();
+      expect(res.status).toBe(200);
       health.push(performance.now() - t0);
       t0 = performance.now();
       const { body } = await post('burst-0', '{ count }');
