@@ -142,6 +142,45 @@ export async function supersededAmong(db: Db, ids: readonly string[]): Promise<S
   return new Set(rows.map((r) => r.dst));
 }
 
+/** What a one-line summary of an entry reads: its id, its kind and the start of its text. */
+export interface EntryHead {
+  id: string;
+  kind: EntryRow['kind'];
+  head: string;
+}
+
+/** Characters of an entry's text an EntryHead holds. */
+export const ENTRY_HEAD_CHARS = 960;
+
+const HEAD_COLUMNS = {
+  id: entries.id,
+  kind: entries.kind,
+  head: sql<string>`substr(${entries.content}, 1, ${ENTRY_HEAD_CHARS})`,
+};
+
+/**
+ * The first `n` entries of a brief's list (`recentEntries`, `importantEntries`,
+ * `staleEntries`, in their orders), as heads: a brief's text shows a line of each, and
+ * reading each whole text for it moved 100,000 characters an entry.
+ */
+export function entryHeads(
+  db: Db,
+  list: 'recent' | 'important' | 'stale',
+  n: number,
+  now: number,
+): Promise<EntryHead[]> {
+  const q = db.select(HEAD_COLUMNS).from(entries);
+  if (list === 'recent') return q.orderBy(...RECENT_ORDER).limit(n);
+  if (list === 'important')
+    return q
+      .where(IN_FORCE)
+      .orderBy(...IMPORTANT_ORDER)
+      .limit(n);
+  return q.where(staleAt(now)).orderBy(asc(entries.updatedAt)).limit(n);
+}
+
+const RECENT_ORDER = [desc(entries.createdAt), desc(entries.n)];
+
 /** Newest first by created_at, ties in reverse insertion order. */
 export async function recentEntries(
   db: Db,
@@ -162,7 +201,7 @@ export async function recentEntries(
     );
     return rows.map(reader.read) as EntryRow[];
   }
-  const order = [desc(entries.createdAt), desc(entries.n)];
+  const order = RECENT_ORDER;
   if (tag == null)
     return db
       .select()
@@ -281,34 +320,35 @@ export async function importantEntries(db: Db, n: number): Promise<EntryRow[]> {
   return db
     .select()
     .from(entries)
-    .where(inArray(entries.status, ['ACTIVE', 'CANONICAL']))
-    .orderBy(desc(entries.importance), desc(entries.updatedAt), desc(entries.n))
+    .where(IN_FORCE)
+    .orderBy(...IMPORTANT_ORDER)
     .limit(n);
 }
 
+const IN_FORCE = inArray(entries.status, ['ACTIVE', 'CANONICAL']);
+const IMPORTANT_ORDER = [desc(entries.importance), desc(entries.updatedAt), desc(entries.n)];
+
 /** Entries marked STALE, or ACTIVE past their volatility limit at `now`. */
 export async function staleEntries(db: Db, n: number, now: number): Promise<EntryRow[]> {
-  return db
-    .select()
-    .from(entries)
-    .where(
+  return db.select().from(entries).where(staleAt(now)).orderBy(asc(entries.updatedAt)).limit(n);
+}
+
+/** Whether an entry is stale at `now` (see staleEntries). */
+function staleAt(now: number) {
+  return or(
+    eq(entries.status, 'STALE'),
+    and(
+      eq(entries.status, 'ACTIVE'),
       or(
-        eq(entries.status, 'STALE'),
         and(
-          eq(entries.status, 'ACTIVE'),
-          or(
-            and(
-              eq(entries.volatility, 'EVOLVING'),
-              sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EVOLVING ?? 0)}`,
-            ),
-            and(
-              eq(entries.volatility, 'EPHEMERAL'),
-              sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EPHEMERAL ?? 0)}`,
-            ),
-          ),
+          eq(entries.volatility, 'EVOLVING'),
+          sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EVOLVING ?? 0)}`,
+        ),
+        and(
+          eq(entries.volatility, 'EPHEMERAL'),
+          sql`${entries.updatedAt} < ${now - (VOLATILITY_MAX_AGE_MS.EPHEMERAL ?? 0)}`,
         ),
       ),
-    )
-    .orderBy(asc(entries.updatedAt))
-    .limit(n);
+    ),
+  );
 }

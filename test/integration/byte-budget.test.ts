@@ -97,6 +97,19 @@ describe('bytes of entry text', () => {
     expect(worst).toBeLessThan(budget(100));
   });
 
+  it('builds 30 briefs over entries of 100,000 characters without holding /health', async () => {
+    const doc = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: brief { text }`).join(' ')} }`;
+    const answered = await gql(doc);
+    expect(answered.body.errors).toBeUndefined();
+    const briefs = Object.values(answered.body.data as Record<string, { text: string }>);
+    expect(briefs).toHaveLength(30);
+    // Each line shows the beginning of its entry, cut at 120 characters.
+    expect(briefs[0]!.text).toMatch(/- \[semantic\] entry \d+ lorem ipsum dolor .{80,}…/);
+    const worst = await healthDuring(() => gql(doc));
+    console.log(`/health while 30 × brief { text } are built: worst ${worst.toFixed(1)} ms`);
+    expect(worst).toBeLessThan(budget(100));
+  });
+
   it('answers a reader who asks within bounds, and runs a burst of heavy reads in turns', async () => {
     const whole = await gql(`{ recent(n: ${ENTRIES}) { content } }`);
     expect(whole.body.errors).toBeUndefined();

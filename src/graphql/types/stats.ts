@@ -162,16 +162,20 @@ const BriefRef = builder.objectRef<Brief>('Brief').implement({
     }),
     text: t.exposeString('text', { description: 'Plain text, at most 2,000 characters.' }),
     stats: t.field({ type: StatsRef, description: 'Workspace counts.', resolve: (b) => b.stats }),
-    recent: t.field({ type: [EntryRef], description: 'The newest entries.', resolve: (b): EntryRow[] => b.recent }),
+    recent: t.field({
+      type: [EntryRef],
+      description: 'The newest entries.',
+      resolve: async (b): Promise<EntryRow[]> => (await b.lists()).recent,
+    }),
     important: t.field({
       type: [EntryRef],
       description: 'The most important entries in force.',
-      resolve: (b) => b.important,
+      resolve: async (b) => (await b.lists()).important,
     }),
     stale: t.field({
       type: [EntryRef],
       description: 'Entries that are stale and want review.',
-      resolve: (b) => b.stale,
+      resolve: async (b) => (await b.lists()).stale,
     }),
     topTags: t.field({ type: [TagCountRef], description: 'The most used tags.', resolve: (b) => b.topTags }),
   }),
