@@ -1,4 +1,4 @@
-import { and, asc, count, countDistinct, desc, eq, getTableColumns, inArray, max, min, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, or, sql } from 'drizzle-orm';
 import { decodeCursor, encodeCursor } from '../contract/cursor.ts';
 import type { EntryKind, EntryStatus } from '../contract/enums.ts';
 import { notFound } from '../contract/errors.ts';
@@ -16,7 +16,7 @@ import {
   revisionColumnsCut,
   revisionRows,
 } from '../db/rows.ts';
-import { type EdgeRow, type EntryRow, edges, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
+import { type EdgeRow, type EntryRow, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
 const ENTRY_COLUMNS = getTableColumns(entries);
 
@@ -279,39 +279,60 @@ export interface WorkspaceStats {
   newestAt: number | null;
 }
 
+/** Counts of one column's values, most first (ties by value), as a JSON array of [value, count]. */
+const countsOf = (table: string, column: string) =>
+  `(SELECT json_group_array(json_array(k, n) ORDER BY n DESC, k) FROM (SELECT ${column} AS k, count(*) AS n FROM ${table} GROUP BY ${column}))`;
+
+/**
+ * Every count of workspaceStats in one statement, one JSON object: one read, on one
+ * snapshot, whose SQL is built once. As nine drizzle queries, building them took the request
+ * thread ~80 µs each, and a document of 30 briefs asked for 270.
+ */
+const STATS_SQL = sql.raw(`SELECT json_object(
+  'entries', (SELECT count(*) FROM entries),
+  'oldest', (SELECT min(created_at) FROM entries),
+  'newest', (SELECT max(created_at) FROM entries),
+  'edges', (SELECT count(*) FROM edges),
+  'tags', (SELECT count(DISTINCT tag) FROM tags),
+  'revisions', (SELECT count(*) FROM revisions),
+  'byKind', ${countsOf('entries', 'kind')},
+  'byStatus', ${countsOf('entries', 'status')},
+  'byVolatility', ${countsOf('entries', 'volatility')},
+  'byClaimTag', ${countsOf('entries', 'claim_tag')},
+  'edgesByType', ${countsOf('edges', 'type')}
+) AS stats`);
+
+interface PackedStats {
+  entries: number;
+  oldest: number | null;
+  newest: number | null;
+  edges: number;
+  tags: number;
+  revisions: number;
+  byKind: [string, number][];
+  byStatus: [string, number][];
+  byVolatility: [string, number][];
+  byClaimTag: [string, number][];
+  edgesByType: [string, number][];
+}
+
+const countBy = ([key, count]: [string, number]): CountBy => ({ key, count });
+
 export async function workspaceStats(db: Db): Promise<WorkspaceStats> {
-  const by = (col: typeof entries.kind | typeof entries.status | typeof entries.volatility | typeof entries.claimTag) =>
-    db.select({ key: col, count: count() }).from(entries).groupBy(col).orderBy(desc(count()), asc(col)) as Promise<
-      CountBy[]
-    >;
-  const [totals, edgeTotal, tagTotal, revTotal, byKind, byStatus, byVolatility, byClaimTag, edgesByType] =
-    await Promise.all([
-      db.select({ n: count(), oldest: min(entries.createdAt), newest: max(entries.createdAt) }).from(entries),
-      db.select({ n: count() }).from(edges),
-      db.select({ n: countDistinct(tags.tag) }).from(tags),
-      db.select({ n: count() }).from(revisions),
-      by(entries.kind),
-      by(entries.status),
-      by(entries.volatility),
-      by(entries.claimTag),
-      db
-        .select({ key: edges.type, count: count() })
-        .from(edges)
-        .groupBy(edges.type)
-        .orderBy(desc(count()), asc(edges.type)),
-    ]);
+  const [row] = await db.all<{ stats: string }>(STATS_SQL);
+  const p = JSON.parse(row!.stats) as PackedStats;
   return {
-    entries: totals[0]?.n ?? 0,
-    edges: edgeTotal[0]?.n ?? 0,
-    tags: tagTotal[0]?.n ?? 0,
-    revisions: revTotal[0]?.n ?? 0,
-    byKind,
-    byStatus,
-    byVolatility,
-    byClaimTag,
-    edgesByType,
-    oldestAt: totals[0]?.oldest ?? null,
-    newestAt: totals[0]?.newest ?? null,
+    entries: p.entries,
+    edges: p.edges,
+    tags: p.tags,
+    revisions: p.revisions,
+    byKind: p.byKind.map(countBy),
+    byStatus: p.byStatus.map(countBy),
+    byVolatility: p.byVolatility.map(countBy),
+    byClaimTag: p.byClaimTag.map(countBy),
+    edgesByType: p.edgesByType.map(countBy),
+    oldestAt: p.oldest,
+    newestAt: p.newest,
   };
 }
 
