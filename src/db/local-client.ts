@@ -1153,8 +1153,12 @@ interface PendingCall {
 
 /** How long one turn of the loop spends settling SQL threads' answers before it polls sockets again. */
 const ANSWER_SLICE_MS = 3;
-/** Answers of at most this many rows are settled at once however much the turn has spent. */
+/**
+ * Answers of at most this many rows, and this many characters of text, are settled at once
+ * however much the turn has spent.
+ */
 const SMALL_ANSWER_ROWS = 16;
+const SMALL_ANSWER_CHARS = 16_384;
 
 /** Rows an answer brings to the request thread (a task's answer counts as many). */
 function answerRows(reply: ThreadReply, task: boolean): number {
@@ -1162,7 +1166,14 @@ function answerRows(reply: ThreadReply, task: boolean): number {
   if (task) return reply.value == null ? 0 : Number.POSITIVE_INFINITY;
   let rows = 0;
   for (const r of reply.results!) if (r !== null && 'rows' in r) rows += r.rows.length;
-  return rows;
+  if (rows > SMALL_ANSWER_ROWS) return rows;
+  // A few rows can be a great deal of work too: a page packed as JSON in one value (tags, stats).
+  let chars = 0;
+  for (const r of reply.results!) {
+    if (r === null || !('rows' in r)) continue;
+    for (const row of r.rows) for (const v of row) if (typeof v === 'string') chars += v.length;
+  }
+  return chars > SMALL_ANSWER_CHARS ? Number.POSITIVE_INFINITY : rows;
 }
 
 /**

@@ -232,14 +232,16 @@ export const tagCursor = (t: TagCount): string => encodeCursor('tags', [t.count,
  */
 export async function tagCounts(db: Db, limit?: number, after?: string | null): Promise<TagCount[]> {
   const position = after == null ? null : decodeCursor(after, 'tags', ['integer', 'string'], 'after');
-  const q = db
-    .select({ tag: tags.tag, count: count() })
-    .from(tags)
-    .groupBy(tags.tag)
-    .having(position ? sql`(-count(*), ${tags.tag}) > (${-(position[0] as number)}, ${position[1]})` : undefined)
-    .orderBy(desc(count()), asc(tags.tag));
-  return limit ? q.limit(limit) : q;
+  const having = position ? sql`HAVING (-count(*), tag) > (${-(position[0] as number)}, ${position[1]})` : sql``;
+  // One row of JSON, not a row a tag: 30 aliases of 10,000 tags mapped 300,000 rows on the
+  // request thread one by one.
+  const [row] = await db.all<{ packed: string }>(sql`
+    SELECT json_group_array(json_array(tag, n) ORDER BY n DESC, tag) AS packed FROM (
+      SELECT tag, count(*) AS n FROM tags GROUP BY tag ${having} ORDER BY n DESC, tag LIMIT ${limit ?? -1})`);
+  return (JSON.parse(row!.packed) as [string, number][]).map(tagCountOf);
 }
+
+const tagCountOf = ([tag, count]: [string, number]): TagCount => ({ tag, count });
 
 export async function countEntries(
   db: Db,
