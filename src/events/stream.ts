@@ -52,6 +52,11 @@ export interface StreamOptions {
    * restart drops pub/sub messages); 0 turns it off (the in-process bus never drops).
    */
   pollMs?: number;
+  /**
+   * Waits for this stream's client to have a turn to replay the log (REPLAYS_PER_CLIENT);
+   * resolves with its release. Without it, every replay runs at once.
+   */
+  replayTurn?: () => Promise<(() => void) | null>;
 }
 
 /**
@@ -153,16 +158,21 @@ export function workspaceEvents(
     // ReplayTurns): a consumer that takes each event at once would otherwise replay the
     // whole log in one turn, holding the loop for every other client.
     const replay = async (until: number | null) => {
-      while (!stopped) {
-        await replayTurns.next();
-        if (stopped) return;
-        const page = await readEventLog(db, workspace, last, pageSize);
-        for (const event of page) {
-          if (stopped || (until !== null && event.seq >= until)) return;
-          last = event.seq;
-          await push(event);
+      const release = await opts.replayTurn?.();
+      try {
+        while (!stopped) {
+          await replayTurns.next();
+          if (stopped) return;
+          const page = await readEventLog(db, workspace, last, pageSize);
+          for (const event of page) {
+            if (stopped || (until !== null && event.seq >= until)) return;
+            last = event.seq;
+            await push(event);
+          }
+          if (page.length < pageSize) return;
         }
-        if (page.length < pageSize) return;
+      } finally {
+        release?.();
       }
     };
 

@@ -2,6 +2,7 @@ import type { ExecutionArgs } from 'graphql';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DomainError } from '../contract/errors.ts';
+import { KeyedTurns } from '../events/keyed-turns.ts';
 import type { Context } from '../graphql/context.ts';
 import { toGraphQLError } from '../graphql/errors.ts';
 import type { Estimate } from '../graphql/limits.ts';
@@ -25,54 +26,14 @@ export function isHeavy(estimate: Estimate): boolean {
   return estimate.bytes >= HEAVY_READS.bytes || estimate.cost >= HEAVY_READS.cost;
 }
 
-/** Turns for heavy reads, per client: a counting semaphore with a bounded queue for each key. */
-export class HeavyReads {
-  readonly #running = new Map<string, number>();
-  readonly #queues = new Map<string, (() => void)[]>();
-  readonly perClient: number;
-  readonly waiting: number;
-
+/** Turns for heavy reads, per client: at most `perClient` at once, `waiting` more queued. */
+export class HeavyReads extends KeyedTurns {
   constructor(perClient: number = HEAVY_READS.perClient, waiting: number = HEAVY_READS.waiting) {
-    this.perClient = perClient;
-    this.waiting = waiting;
+    super(perClient, waiting);
   }
 
-  /** Resolves with the release of a turn once `key` has one, or null when its queue is full. */
-  async acquire(key: string): Promise<(() => void) | null> {
-    const running = this.#running.get(key) ?? 0;
-    if (running >= this.perClient) {
-      const queue = this.#queues.get(key) ?? [];
-      if (queue.length >= this.waiting) return null;
-      this.#queues.set(key, queue);
-      // The turn is handed over by the release, running count and all.
-      await new Promise<void>((resolve) => queue.push(resolve));
-    } else {
-      this.#running.set(key, running + 1);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#release(key);
-    };
-  }
-
-  /** Heavy reads of `key` running now. */
-  running(key: string): number {
-    return this.#running.get(key) ?? 0;
-  }
-
-  #release(key: string): void {
-    const queue = this.#queues.get(key);
-    const next = queue?.shift();
-    if (queue?.length === 0) this.#queues.delete(key);
-    if (next) {
-      next();
-      return;
-    }
-    const left = (this.#running.get(key) ?? 1) - 1;
-    if (left > 0) this.#running.set(key, left);
-    else this.#running.delete(key);
+  get perClient(): number {
+    return this.perKey;
   }
 }
 

@@ -92,3 +92,76 @@ describe('event-log replay to sockets that do not read', () => {
     expect(worst).toBeLessThan(500);
   });
 });
+
+describe('event-log replays of one client', () => {
+  const LOG = 300;
+  const SUBSCRIPTIONS = 8;
+  let dataDir: string;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-replays-'));
+    const first = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
+    const res = await fetch(first.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-workspace': 'turns' },
+      body: JSON.stringify({ query: CAPTURE, variables: { input: { content: 'the entry every event names' } } }),
+    });
+    const id = ((await res.json()) as { data: { capture: { entry: { id: string } } } }).data.capture.entry.id;
+    await stop(first);
+    const db = createClient({ url: `file:${join(dataDir, 'turns.db')}` });
+    await db.batch(
+      Array.from({ length: LOG - 1 }, (_, i) => ({
+        sql: "INSERT INTO events (type, at, entry_id, outcome, data) VALUES ('CAPTURED', ?, ?, 'STORED', ?)",
+        args: [Date.now(), id, JSON.stringify({ i })],
+      })),
+      'write',
+    );
+    db.close();
+    server = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
+  });
+
+  afterAll(async () => {
+    await stop(server);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('take turns: at most four replay at once, each whole and in order', async () => {
+    const ws = new WebSocket(server.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    const seen = new Map<string, number[]>();
+    let active = 0;
+    let mostActive = 0;
+    const done = new Promise<void>((resolve, reject) => {
+      ws.once('error', reject);
+      ws.once('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { workspace: 'turns' } })));
+      ws.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString('utf8')) as {
+          type: string;
+          id?: string;
+          payload?: { data?: { events: { seq: number } } };
+        };
+        if (message.type === 'connection_ack') {
+          for (let i = 0; i < SUBSCRIPTIONS; i++) {
+            const query = 'subscription { events(sinceSeq: 0) { seq } }';
+            ws.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query } }));
+          }
+          return;
+        }
+        if (message.type !== 'next' || !message.id) return reject(new Error(data.toString('utf8')));
+        const seqs = seen.get(message.id) ?? [];
+        seen.set(message.id, seqs);
+        const seq = message.payload?.data?.events.seq ?? -1;
+        if (seqs.length === 0) active++;
+        seqs.push(seq);
+        mostActive = Math.max(mostActive, active);
+        if (seq === LOG) active--;
+        if ([...seen.values()].filter((s) => s.at(-1) === LOG).length === SUBSCRIPTIONS) resolve();
+      });
+    });
+    await done;
+    ws.terminate();
+    console.log(`${SUBSCRIPTIONS} subscriptions of one client replaying ${LOG} events: at most ${mostActive} at once`);
+    for (const seqs of seen.values()) expect(seqs).toEqual(Array.from({ length: LOG }, (_, i) => i + 1));
+    expect(mostActive).toBeLessThanOrEqual(4);
+  });
+});
