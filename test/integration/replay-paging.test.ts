@@ -17,6 +17,30 @@ async function stop(server: ServerProcess | undefined): Promise<void> {
   }
 }
 
+/**
+ * A workspace with one entry and a log of `events` events naming it (`data` of each), the
+ * rest written straight into its file: the API would take minutes.
+ */
+async function seedLog(dataDir: string, workspace: string, events: number, data: (i: number) => string) {
+  const first = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
+  const res = await fetch(first.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-workspace': workspace },
+    body: JSON.stringify({ query: CAPTURE, variables: { input: { content: 'the entry every event names' } } }),
+  });
+  const id = ((await res.json()) as { data: { capture: { entry: { id: string } } } }).data.capture.entry.id;
+  await stop(first);
+  const db = createClient({ url: `file:${join(dataDir, `${workspace}.db`)}` });
+  await db.batch(
+    Array.from({ length: events }, (_, i) => ({
+      sql: "INSERT INTO events (type, at, entry_id, outcome, data) VALUES ('CAPTURED', ?, ?, 'STORED', ?)",
+      args: [Date.now(), id, data(i)],
+    })),
+    'write',
+  );
+  db.close();
+}
+
 /** A graphql-ws subscriber that replays the whole log and then stops reading its socket. */
 function pausedReplayer(wsUrl: string, workspace: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -45,23 +69,8 @@ describe('event-log replay to sockets that do not read', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-replay-'));
-    // A workspace with one entry, then a long log written straight into its file.
-    const first = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
-    const res = await fetch(first.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-workspace': 'replay' },
-      body: JSON.stringify({ query: CAPTURE, variables: { input: { content: 'the entry every event names' } } }),
-    });
-    const id = ((await res.json()) as { data: { capture: { entry: { id: string } } } }).data.capture.entry.id;
-    await stop(first);
-    const db = createClient({ url: `file:${join(dataDir, 'replay.db')}` });
     const padding = 'x'.repeat(400);
-    const rows = Array.from({ length: EVENTS }, (_, i) => ({
-      sql: "INSERT INTO events (type, at, entry_id, outcome, data) VALUES ('CAPTURED', ?, ?, 'STORED', ?)",
-      args: [Date.now(), id, JSON.stringify({ i, padding })],
-    }));
-    await db.batch(rows, 'write');
-    db.close();
+    await seedLog(dataDir, 'replay', EVENTS, (i) => JSON.stringify({ i, padding }));
     server = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
   });
 
@@ -101,23 +110,8 @@ describe('event-log replays of one client', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-replays-'));
-    const first = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
-    const res = await fetch(first.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-workspace': 'turns' },
-      body: JSON.stringify({ query: CAPTURE, variables: { input: { content: 'the entry every event names' } } }),
-    });
-    const id = ((await res.json()) as { data: { capture: { entry: { id: string } } } }).data.capture.entry.id;
-    await stop(first);
-    const db = createClient({ url: `file:${join(dataDir, 'turns.db')}` });
-    await db.batch(
-      Array.from({ length: LOG - 1 }, (_, i) => ({
-        sql: "INSERT INTO events (type, at, entry_id, outcome, data) VALUES ('CAPTURED', ?, ?, 'STORED', ?)",
-        args: [Date.now(), id, JSON.stringify({ i })],
-      })),
-      'write',
-    );
-    db.close();
+    // The capture's own event and LOG - 1 more: seqs 1 to LOG.
+    await seedLog(dataDir, 'turns', LOG - 1, (i) => JSON.stringify({ i }));
     server = await startServerProcess({ SPHERE_DATA_DIR: dataDir });
   });
 
