@@ -1021,21 +1021,18 @@ function enqueue(c) {
   line.push(c);
   if (!turning) { turning = true; setImmediate(turn); }
 }
-function turn() {
-  const c = line.shift();
-  // It stays out of line (inLine) until the next turn of the loop, when the calls that came
-  // meanwhile, its own included, are in: then it goes behind the other connections'.
-  if (c) runFirst(c);
-  setImmediate(afterTurn, c);
-}
-function afterTurn(c) {
-  if (c) {
-    c.inLine = false;
-    if (c.closeWhenDone && c.queue.length === 0 && !c.closed) close(c.key);
-    else enqueue(c);
+// \`last\` ran in the turn before: it stayed out of line (inLine) until now, when the calls that
+// came meanwhile, its own included, are in, and goes behind the other connections'.
+function turn(last) {
+  if (last) {
+    last.inLine = false;
+    if (last.closeWhenDone && last.queue.length === 0 && !last.closed) close(last.key);
+    else enqueue(last);
   }
-  if (line.length > 0) setImmediate(turn);
-  else turning = false;
+  const c = line.shift();
+  if (!c) { turning = false; return; }
+  runFirst(c);
+  setImmediate(turn, c);
 }
 function runFirst(c) {
   if (c.closed || c.parked) return;
