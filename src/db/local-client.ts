@@ -352,16 +352,14 @@ export class LocalClient implements Client {
    * reader thread as one read transaction, so its statements see one snapshot.
    */
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
-    if (this.#readers && mode !== 'write' && stmts.length > 0 && stmts.every((s) => readOnly(sqlOf(s)))) {
+    const reads = mode !== 'write' && stmts.every((s) => readOnly(sqlOf(s)));
+    const plain = () => stmts.map((s) => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
+    if (this.#readers && reads && stmts.length > 0) {
       this.#check();
-      const plain = stmts.map((s) => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
-      return (await this.#readers.run(['BEGIN', ...plain, 'ROLLBACK'])).slice(1, -1);
+      return (await this.#readers.run(['BEGIN', ...plain(), 'ROLLBACK'])).slice(1, -1);
     }
-    const side = mode === 'write' || !stmts.every((s) => readOnly(sqlOf(s))) ? this.#offLoopWrites() : null;
-    if (side) {
-      const plain = stmts.map((s) => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
-      return (await side.run([BEGIN[mode], ...plain, 'COMMIT'])).slice(1, -1);
-    }
+    const side = reads ? null : this.#offLoopWrites();
+    if (side) return (await side.run([BEGIN[mode], ...plain(), 'COMMIT'])).slice(1, -1);
     const { results, wrote } = await this.#whenFree(async () => {
       const conn = await this.#acquire();
       try {
@@ -1157,20 +1155,23 @@ const ANSWER_SLICE_MS = 3;
 const SMALL_ANSWER_ROWS = 16;
 const SMALL_ANSWER_CHARS = 16_384;
 
-/** Rows an answer brings to the request thread (a task's answer counts as many). */
-function answerRows(reply: ThreadReply, task: boolean): number {
-  if (reply.error || reply.taskError) return 0;
-  if (task) return reply.value == null ? 0 : Number.POSITIVE_INFINITY;
+/**
+ * Whether an answer is small: at most SMALL_ANSWER_ROWS rows and SMALL_ANSWER_CHARS
+ * characters of text (a page packed as JSON in one value is one row, and as much work as
+ * many). A task's answer (a recall) never is; a failure always is.
+ */
+function smallAnswer(reply: ThreadReply, task: boolean): boolean {
+  if (reply.error || reply.taskError) return true;
+  if (task) return reply.value == null;
   let rows = 0;
-  for (const r of reply.results!) if (r !== null && 'rows' in r) rows += r.rows.length;
-  if (rows > SMALL_ANSWER_ROWS) return rows;
-  // A few rows can be a great deal of work too: a page packed as JSON in one value (tags, stats).
   let chars = 0;
   for (const r of reply.results!) {
     if (r === null || !('rows' in r)) continue;
+    rows += r.rows.length;
+    if (rows > SMALL_ANSWER_ROWS) return false;
     for (const row of r.rows) for (const v of row) if (typeof v === 'string') chars += v.length;
   }
-  return chars > SMALL_ANSWER_CHARS ? Number.POSITIVE_INFINITY : rows;
+  return chars <= SMALL_ANSWER_CHARS;
 }
 
 /**
@@ -1179,19 +1180,19 @@ function answerRows(reply: ThreadReply, task: boolean): number {
  * starts (row mapping, GraphQL completing the field), so 120 answers to one tenant's
  * aliases ran back to back for tens of milliseconds while every other socket waited.
  * Past ANSWER_SLICE_MS of a turn, larger answers wait for the next turns, one a turn, in
- * order; small ones (a count, the health check's SELECT 1) never wait behind them.
+ * order; small ones (a count, a write's acknowledgement) never wait behind them.
  */
 class AnswerTurns {
   #sliceStart = -1;
   readonly #waiting: (() => void)[] = [];
 
-  settle(rows: number, settle: () => void): void {
+  settle(small: boolean, settle: () => void): void {
     const now = performance.now();
     if (this.#sliceStart < 0) {
       this.#sliceStart = now;
       setImmediate(this.#turn);
     }
-    if (rows <= SMALL_ANSWER_ROWS || (this.#waiting.length === 0 && now - this.#sliceStart < ANSWER_SLICE_MS)) settle();
+    if (small || (this.#waiting.length === 0 && now - this.#sliceStart < ANSWER_SLICE_MS)) settle();
     else this.#waiting.push(settle);
   }
 
@@ -1308,7 +1309,7 @@ class SqlThread {
       this.#worker.unref();
       if (this.#stopWhenIdle) void this.#worker.terminate();
     }
-    answers.settle(answerRows(reply, call.task), () => {
+    answers.settle(smallAnswer(reply, call.task), () => {
       if (reply.taskError) call.reject(taskError(reply.taskError));
       else if (reply.error) call.reject(threadError(reply.error, reply.at ?? 0));
       else if (call.task) (call.resolve as (v: unknown) => void)(reply.value);

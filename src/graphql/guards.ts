@@ -12,6 +12,14 @@ export function readDb(ctx: Context): Db {
   return ctx.workspace.db;
 }
 
+/**
+ * The client a request counts against for per-client turns (heavy reads, event-log
+ * replays): its token, or in open mode its workspace.
+ */
+export function clientOf(ctx: Context): string {
+  return ctx.access.tokenId ? `token:${ctx.access.tokenId}` : `open:${ctx.access.workspaceId}`;
+}
+
 /** What a mutation may need: a client's write, or a maintainer's pass. */
 export type WriteCapability = Extract<Capability, 'write' | 'maintain'>;
 

@@ -5,6 +5,7 @@ import { DomainError } from '../contract/errors.ts';
 import { KeyedTurns } from '../events/keyed-turns.ts';
 import type { Context } from '../graphql/context.ts';
 import { toGraphQLError } from '../graphql/errors.ts';
+import { clientOf } from '../graphql/guards.ts';
 import type { Estimate } from '../graphql/limits.ts';
 
 /**
@@ -37,10 +38,6 @@ export class HeavyReads extends KeyedTurns {
   }
 }
 
-function clientKey(ctx: Context): string {
-  return ctx.access.tokenId ? `token:${ctx.access.tokenId}` : `open:${ctx.access.workspaceId}`;
-}
-
 /**
  * Runs each heavy query in its client's turn (see HEAVY_READS). `estimateOf` gives the
  * estimate the cost limit made of the operation, which runs before this plugin.
@@ -54,7 +51,7 @@ export function useHeavyReadLimit(
       const estimate = estimateOf(args.contextValue);
       if (!estimate || !isHeavy(estimate)) return;
       if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return;
-      const release = await heavy.acquire(clientKey(args.contextValue as unknown as Context));
+      const release = await heavy.acquire(clientOf(args.contextValue as unknown as Context));
       if (!release) {
         const refusal = new DomainError(
           'RATE_LIMITED',

@@ -9,7 +9,7 @@ import { lastSeq, readEventLog } from '../../events/log.ts';
 import { workspaceEvents } from '../../events/stream.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { readDb } from '../guards.ts';
+import { clientOf, readDb } from '../guards.ts';
 import { createLoaders, type Loaders } from '../loaders.ts';
 import { EdgeRef } from './edge.ts';
 import { EntryRef } from './entry.ts';
@@ -123,7 +123,7 @@ function subscribeEvents(
 ): AsyncIterableIterator<MemoryEventRecord> {
   const db = readDb(ctx);
   if (sinceSeq !== null && sinceSeq < 0) throw badInput('sinceSeq must not be negative', 'sinceSeq');
-  const client = ctx.access.tokenId ? `token:${ctx.access.tokenId}` : `open:${ctx.access.workspaceId}`;
+  const client = clientOf(ctx);
   const source = workspaceEvents(ctx.bus, db, ctx.access.workspaceId, {
     sinceSeq,
     ...ctx.realtime,
