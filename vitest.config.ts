@@ -24,6 +24,7 @@ const SLOW_TESTS = [
   'test/integration/connection-limits.test.ts',
   'test/integration/data-dir.test.ts',
   'test/integration/replay-paging.test.ts',
+  'test/integration/large-answers.test.ts',
   'test/integration/embeddings-onnx-load.test.ts',
 ];
 

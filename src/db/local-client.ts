@@ -1179,32 +1179,43 @@ function smallAnswer(reply: ThreadReply, task: boolean): boolean {
  * message a thread has queued in one turn of the loop, each followed by the microtasks it
  * starts (row mapping, GraphQL completing the field), so 120 answers to one tenant's
  * aliases ran back to back for tens of milliseconds while every other socket waited.
- * Past ANSWER_SLICE_MS of a turn, larger answers wait for the next turns, one a turn, in
- * order; small ones (a count, a write's acknowledgement) never wait behind them.
+ * Larger answers settle as they arrive until they have spent ANSWER_SLICE_MS of a turn of
+ * the loop; the rest wait, and settle one a turn, in order, with timers and other sockets
+ * served between. Small ones (a count, a write's acknowledgement) never wait behind them.
  */
 class AnswerTurns {
-  #sliceStart = -1;
+  /** When the first larger answer settled as it arrived, this turn of the loop; -1 for none. */
+  #spentFrom = -1;
+  #scheduled = false;
   readonly #waiting: (() => void)[] = [];
 
   settle(small: boolean, settle: () => void): void {
-    const now = performance.now();
-    if (this.#sliceStart < 0) {
-      this.#sliceStart = now;
-      setImmediate(this.#turn);
-    }
-    if (small || (this.#waiting.length === 0 && now - this.#sliceStart < ANSWER_SLICE_MS)) settle();
-    else this.#waiting.push(settle);
-  }
-
-  readonly #turn = (): void => {
-    const next = this.#waiting.shift();
-    if (!next) {
-      this.#sliceStart = -1;
+    if (small) {
+      settle();
       return;
     }
-    this.#sliceStart = performance.now();
-    next();
+    const now = performance.now();
+    if (this.#waiting.length === 0 && (this.#spentFrom < 0 || now - this.#spentFrom < ANSWER_SLICE_MS)) {
+      if (this.#spentFrom < 0) this.#spentFrom = now;
+      settle();
+    } else this.#waiting.push(settle);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
     setImmediate(this.#turn);
+  }
+
+  /** Runs after the turn's I/O: one waiting answer, unless those settled on arrival spent the turn. */
+  readonly #turn = (): void => {
+    this.#scheduled = false;
+    const spent = this.#spentFrom >= 0 && performance.now() - this.#spentFrom >= ANSWER_SLICE_MS;
+    this.#spentFrom = -1;
+    if (this.#waiting.length === 0) return;
+    if (!spent) this.#waiting.shift()?.();
+    this.#schedule();
   };
 }
 

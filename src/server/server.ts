@@ -234,6 +234,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     connections,
     admit,
     trusted,
+    maxResponseBytes: config.maxResponseBytes,
   });
 
   const upkeep = impactUpkeep(registry, config.impact, logger);

@@ -17,6 +17,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { DomainError } from '../contract/errors.ts';
 import type { Context } from '../graphql/context.ts';
 import { maskError, toGraphQLError } from '../graphql/errors.ts';
+import { measureAnswer, tooLarge, withData } from '../graphql/response-size.ts';
 import type { Access } from '../workspaces/access.ts';
 import { jsonNestsDeeper, TOO_DEEP } from './caller.ts';
 import { type Cap, onIteratorEnd } from './caps.ts';
@@ -47,6 +48,8 @@ export interface WsDeps {
   admit: (req: IncomingMessage) => Promise<Refusal | null>;
   /** With a manifest, an operation names a listed document by hash instead of sending it. */
   trusted: TrustedDocuments | null;
+  /** SPHERE_MAX_RESPONSE_BYTES: the largest answer a message may carry. */
+  maxResponseBytes: number;
 }
 
 /** A subscribe message's payload. */
@@ -163,10 +166,8 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
       connectionInitWaitTimeout: 5_000,
       onConnect: (ctx) => connect(deps, ctx),
       onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
-      onNext: (ctx, id, _payload, _args, result) =>
-        result.errors?.length
-          ? { ...result, errors: asOverHttp(result.errors) }
-          : serializedOnce(ctx.extra.socket, id, result),
+      onNext: (ctx, id, _payload, args, result) =>
+        serializedOnce(ctx.extra.socket, id, result, () => answerJson(result, args, deps.maxResponseBytes)),
       onError: (_ctx, _id, _payload, errors) => asOverHttp(errors),
     },
     wss,
@@ -187,23 +188,46 @@ function asOverHttp(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
 }
 
 /**
+ * An answer's JSON as HTTP would send it, within SPHERE_MAX_RESPONSE_BYTES (a larger one is
+ * refused with RESPONSE_TOO_LARGE) and, when large, made in slices that leave the event
+ * loop free between them (measureAnswer).
+ */
+async function answerJson(result: ExecutionResult, args: ExecutionArgs, maxBytes: number): Promise<string> {
+  const measured = await measureAnswer(result, maxBytes);
+  if (measured.tooLarge) {
+    const mutation = getOperationAST(args.document, args.operationName)?.operation === 'mutation';
+    result = tooLarge(maxBytes, mutation);
+  }
+  const formatted = result.errors?.length ? { ...result, errors: asOverHttp(result.errors) } : result;
+  return !measured.tooLarge && measured.dataJson !== undefined
+    ? withData(formatted, measured.dataJson)
+    : JSON.stringify(formatted);
+}
+
+/**
  * Each result's JSON, made once: subscribers sharing a live subscription (see Multicast)
  * receive the same result object, so 150 subscribers of a workspace cost one
  * serialization per event, not 150. graphql-ws serializes each message itself, so the
  * result is swapped for a stand-in payload that the socket's `send` replaces with the
  * JSON made once (`pending` holds it per socket and operation id).
  */
-const serialized = new WeakMap<object, string>();
+const serialized = new WeakMap<object, Promise<string>>();
 const pending = new WeakMap<WebSocket, Map<string, string>>();
 /** A payload no result has (results carry data or errors), so it can only be the stand-in. */
 const STAND_IN = Object.freeze({}) as ExecutionResult;
 
-function serializedOnce(socket: WebSocket, id: string, result: ExecutionResult): ExecutionResult {
-  let json = serialized.get(result);
-  if (json === undefined) {
-    json = JSON.stringify(result);
-    serialized.set(result, json);
+async function serializedOnce(
+  socket: WebSocket,
+  id: string,
+  result: ExecutionResult,
+  make: () => Promise<string>,
+): Promise<ExecutionResult> {
+  let made = serialized.get(result);
+  if (made === undefined) {
+    made = make();
+    serialized.set(result, made);
   }
+  const json = await made;
   let bySocket = pending.get(socket);
   if (!bySocket) {
     bySocket = new Map();
