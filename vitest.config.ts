@@ -25,6 +25,7 @@ const SLOW_TESTS = [
   'test/integration/data-dir.test.ts',
   'test/integration/replay-paging.test.ts',
   'test/integration/large-answers.test.ts',
+  'test/integration/message-bursts.test.ts',
   'test/integration/embeddings-onnx-load.test.ts',
 ];
 
