@@ -34,6 +34,9 @@ import {
 /** The workspace the mix reads from: 200 entries of 100,000 characters. */
 export const MIX_WORKSPACE = 'hostile-mix';
 const MIX_ENTRIES = 200;
+/** Where `tags(first: 10000)` is asked: 313 entries of 32 tags each, no tag shared. */
+const MIX_TAGS_WORKSPACE = 'hostile-mix-tags';
+const MIX_TAGGED_ENTRIES = 313;
 const MIX_CHARS = 100_000;
 /** Hostile requests in flight at once. */
 const MIX_CONCURRENCY = 4;
@@ -58,8 +61,8 @@ const CAPTURE5 = `mutation(${[0, 1, 2, 3, 4].map((i) => `$c${i}: String!`).join(
   .map((i) => `c${i}: capture(input: { content: $c${i} }) { outcome }`)
   .join(' ')} }`;
 
-/** Fills the mix's workspace, unless it is full already. */
-async function seedMixWorkspace(url: string): Promise<void> {
+/** Fills the mix's workspaces (the tags one with `tags`), unless they are full already. */
+async function seedMixWorkspace(url: string, tags: boolean): Promise<void> {
   const api = gqlClient(url, MIX_WORKSPACE, 4);
   try {
     const { count } = await api.request<{ count: number }>('{ count }');
@@ -71,6 +74,23 @@ async function seedMixWorkspace(url: string): Promise<void> {
     }
   } finally {
     api.close();
+  }
+  if (!tags) return;
+  const tagged = gqlClient(url, MIX_TAGS_WORKSPACE, 4);
+  try {
+    const { count } = await tagged.request<{ count: number }>('{ count }');
+    for (let i = count; i < MIX_TAGGED_ENTRIES; i++) {
+      const tags = Array.from({ length: 32 }, (_, j) => `tag-${i}-${j}`);
+      await tagged.request(
+        'mutation($c: String!, $t: [String!]) { capture(input: { content: $c, tags: $t }) { outcome } }',
+        {
+          c: `tagged entry ${i}`,
+          t: tags,
+        },
+      );
+    }
+  } finally {
+    tagged.close();
   }
 }
 
@@ -95,9 +115,10 @@ async function honestWindow(url: string, api: GqlClient, seconds: number): Promi
   return { health: summarize(health), small: summarize(small), loop: await scrapeLoopDelay(url) };
 }
 
-function startHostileClient(url: string): { child: ChildProcess; done: Promise<string> } {
+function startHostileClient(url: string, tags: boolean): { child: ChildProcess; done: Promise<string> } {
   const script = join(REPO_ROOT, 'bench', 'perf', 'hostile-client.mjs');
-  const child = spawn(process.execPath, [script, url, MIX_WORKSPACE, String(MIX_CONCURRENCY)], {
+  const args = [script, url, MIX_WORKSPACE, String(MIX_CONCURRENCY), ...(tags ? [MIX_TAGS_WORKSPACE] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -110,19 +131,21 @@ function startHostileClient(url: string): { child: ChildProcess; done: Promise<s
 
 /**
  * Runs the honest client alone, then beside the hostile mix, against the server at `url`
- * (its GraphQL URL); `honestWorkspace` is where the honest client's small queries go.
+ * (its GraphQL URL); `honestWorkspace` is where the honest client's small queries go. With
+ * `tags`, the mix also sends 30 aliases of `tags(first: 10000)` (9 MB answers).
  */
 export async function measureHostileMix(
   url: string,
   honestWorkspace: string,
   seconds: number,
   log: (line: string) => void = console.log,
+  tags = false,
 ): Promise<HostileMixResult> {
-  await seedMixWorkspace(url);
+  await seedMixWorkspace(url, tags);
   const api = gqlClient(url, honestWorkspace, 4);
   try {
     const alone = await honestWindow(url, api, seconds);
-    const hostile = startHostileClient(url);
+    const hostile = startHostileClient(url, tags);
     let underMix: HonestWindow;
     try {
       // Let the mix reach full pace before measuring beside it.
@@ -154,7 +177,7 @@ export async function measureHostileMix(
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // --root: another checkout of the repository to serve from, to compare builds.
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '20' }, root: { type: 'string' } },
+    options: { seconds: { type: 'string', default: '20' }, root: { type: 'string' }, tags: { type: 'boolean' } },
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'mini-sphere-hostile-mix-'));
   const server = await startServer({ dataDir, logFile: join(dataDir, 'server.log'), root: values.root });
@@ -162,7 +185,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const honest = gqlClient(server.url, 'honest', 1);
     await honest.request('mutation { capture(input: { content: "an honest note" }) { outcome } }');
     honest.close();
-    const result = await measureHostileMix(server.url, 'honest', Number(values.seconds));
+    const result = await measureHostileMix(server.url, 'honest', Number(values.seconds), console.log, values.tags);
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await server.stop();

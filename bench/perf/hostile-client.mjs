@@ -1,12 +1,14 @@
-// The hostile mix, from a process of its own: `node hostile-client.mjs <graphql url> <workspace> <concurrency>`.
+// The hostile mix, from a process of its own:
+// `node hostile-client.mjs <graphql url> <workspace> <concurrency> [<workspace of 10,016 tags>]`.
 // Sends, round after round until SIGTERM, documents that held the server's loop for seconds:
 // a 120-deep chain of fragments (with and without a valid token), a body nested 400,000
 // deep, 30 aliases of recent(n: 200) { content } and of recent(n: 200) { id } (which read
 // every text without showing it), 30 aliases of brief (five full scans each, on the
 // statement threads every workspace shares), a cost hidden in variable defaults,
-// 30 aliases of recall(topK: 50, hops: 3), and a document estimated within bounds whose
-// reads pass the response cap. Prints what it was answered, by code, as one JSON line on exit.
-const [url, workspace, concurrencyArg] = process.argv.slice(2);
+// 30 aliases of recall(topK: 50, hops: 3), a document estimated within bounds whose
+// reads pass the response cap; with a workspace of tags, 30 aliases of tags(first: 10000)
+// too (a 9 MB answer). Prints what it was answered, by code, as one JSON line on exit.
+const [url, workspace, concurrencyArg, tagsWorkspace] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg ?? 4);
 let chains = 0;
 
@@ -42,6 +44,15 @@ const ATTACKS = [
     name: '30 x recall(topK: 50, hops: 3)',
     body: () => ({ query: aliases(30, 'recall(query: "lorem ipsum", topK: 50, hops: 3) { hits { snippet } }') }),
   },
+  ...(tagsWorkspace
+    ? [
+        {
+          name: '30 x tags(first: 10000)',
+          body: () => ({ query: aliases(30, 'tags(first: 10000) { tag count }') }),
+          workspace: tagsWorkspace,
+        },
+      ]
+    : []),
 ];
 
 const answered = {};
@@ -51,7 +62,7 @@ process.on('SIGTERM', () => {
 });
 
 async function send(attack) {
-  const headers = { 'content-type': 'application/json', 'x-workspace': workspace };
+  const headers = { 'content-type': 'application/json', 'x-workspace': attack.workspace ?? workspace };
   if (attack.token) headers.authorization = `Bearer ${attack.token}`;
   const body = attack.raw ? attack.raw() : JSON.stringify(attack.body());
   let code;
