@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROCESS_START_BUDGET } from './budget.ts';
 
@@ -50,4 +53,25 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
     });
   });
   return { proc, url, wsUrl: url.replace(/^http/, 'ws'), output: () => out, exited };
+}
+
+/** A server process on a data directory of its own; `stop` ends it and removes the directory. */
+export interface ServerInTempDir extends ServerProcess {
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** `mini-sphere serve` on a fresh data directory (`prefix` names it), quiet unless `env` says otherwise. */
+export async function spawnServerInTempDir(prefix: string, env: Record<string, string> = {}): Promise<ServerInTempDir> {
+  const dataDir = await mkdtemp(join(tmpdir(), `mini-sphere-${prefix}-`));
+  const server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  return {
+    ...server,
+    dataDir,
+    async stop() {
+      server.proc.kill('SIGTERM');
+      await server.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { budget } from '../helpers/budget.ts';
-import { type ServerProcess, spawnServer } from '../helpers/process.ts';
+import { type ServerInTempDir, spawnServerInTempDir } from '../helpers/process.ts';
 import { wsClient } from '../helpers/ws.ts';
 
 /**
@@ -20,8 +17,7 @@ const CAPTURES = 313;
 const TAGS = CAPTURES * 32;
 const DOC = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: tags(first: 10000) { tag count }`).join(' ')} }`;
 
-let server: ServerProcess;
-let dataDir: string;
+let server: ServerInTempDir;
 let origin: string;
 
 type Tag = { tag: string; count: number };
@@ -116,8 +112,7 @@ async function healthThroughout(attack: () => Promise<unknown>): Promise<number>
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-large-'));
-  server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  server = await spawnServerInTempDir('large');
   origin = new URL(server.url).origin;
   // Sixteen captures a request, each with 32 tags no other entry has.
   for (let first = 0; first < CAPTURES; first += 16) {
@@ -131,9 +126,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  server?.proc.kill('SIGTERM');
-  await server?.exited;
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 describe('an answer of 9 MB', () => {

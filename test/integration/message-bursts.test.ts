@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { budget } from '../helpers/budget.ts';
-import { type ServerProcess, spawnServer } from '../helpers/process.ts';
+import { type ServerInTempDir, spawnServerInTempDir } from '../helpers/process.ts';
 
 /**
  * 30 sockets each send 100 subscribe messages at once, 3,000 in all, within every cap. A
@@ -18,19 +15,15 @@ const SOCKETS = 30;
 const PER_SOCKET = 100;
 const WORKSPACE = 'bursts';
 
-let server: ServerProcess;
-let dataDir: string;
+let server: ServerInTempDir;
 let origin: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mini-sphere-bursts-'));
-  server = await spawnServer({ SPHERE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  server = await spawnServerInTempDir('bursts');
   origin = new URL(server.url).origin;
 });
 afterAll(async () => {
-  server?.proc.kill('SIGTERM');
-  await server?.exited;
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 /** The server's longest event-loop stall since the previous call, in ms. */
