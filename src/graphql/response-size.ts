@@ -1,4 +1,4 @@
-import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { DomainError } from '../contract/errors.ts';
 import { toGraphQLError } from './errors.ts';
@@ -212,21 +212,25 @@ type ResultWithSerializer = ExecutionResult & { stringify?: (result: ExecutionRe
  *
  * Queries and mutations are measured by their transport, with measureAnswer: over HTTP here
  * (Yoga's onExecutionResult, which may wait, unlike envelop's hooks), over WebSockets in
- * server/ws.ts. Subscription events, small by design, are measured as they pass, and reads
- * stopped by the read budget are refused as soon as execution ends.
+ * server/ws.ts. Those refusals come after the operation's own hooks (observability's
+ * included), so `onRefused` hears of each. Subscription events, small by design, are
+ * measured as they pass, and reads stopped by the read budget are refused as soon as
+ * execution ends.
  */
-export function useResponseCap(maxBytes: number): Plugin {
+export function useResponseCap(maxBytes: number, onRefused: (document: DocumentNode) => void = () => {}): Plugin {
   type Payload = { result: unknown; setResult: (r: ExecutionResult) => void };
   const check = ({ result, setResult }: Payload) => {
     if (jsonSize(result, maxBytes) === Number.POSITIVE_INFINITY) setResult(tooLarge(maxBytes, false));
   };
-  // Which HTTP requests run a mutation (their refusal says the writes were made).
-  const mutations = new WeakSet<object>();
+  // Each HTTP request's operation, for a refusal once its answer is measured: whether it is a
+  // mutation (the refusal says its writes were made) and its document (`onRefused`, since the
+  // operation's own hooks have ended by then).
+  const operations = new WeakMap<object, { document: DocumentNode; mutation: boolean }>();
   return {
     onExecute: ({ args }) => {
       const mutation = getOperationAST(args.document, args.operationName)?.operation === 'mutation';
       const request = (args.contextValue as { request?: object } | undefined)?.request;
-      if (mutation && request) mutations.add(request);
+      if (request) operations.set(request, { document: args.document, mutation });
       const budget = (args.contextValue as { readBudget?: ReadBudget } | undefined)?.readBudget;
       return {
         onExecuteDone: (payload) =>
@@ -240,8 +244,11 @@ export function useResponseCap(maxBytes: number): Plugin {
       if (!result || isAsyncIterable(result) || Array.isArray(result) || (result as ResultWithSerializer).stringify)
         return;
       const measured = await measureAnswer(result, maxBytes);
-      if (measured.tooLarge) setResult(tooLarge(maxBytes, mutations.has(request)));
-      else if (measured.dataJson !== undefined) {
+      const operation = operations.get(request);
+      if (measured.tooLarge) {
+        setResult(tooLarge(maxBytes, operation?.mutation === true));
+        if (operation) onRefused(operation.document);
+      } else if (measured.dataJson !== undefined) {
         const dataJson = measured.dataJson;
         // Yoga calls this with the answer's errors formatted for HTTP.
         setResult({ ...result, stringify: (formatted) => withData(formatted, dataJson) });

@@ -180,6 +180,15 @@ function rootFields(document: { definitions: readonly unknown[] }): string[] {
   return (op?.selectionSet?.selections ?? []).flatMap((s) => (s.name ? [s.name.value] : []));
 }
 
+/**
+ * Counts an answer refused RESPONSE_TOO_LARGE once it was measured, after the operation's
+ * own hooks had counted it (see useResponseCap).
+ */
+export function countLateRefusal(metrics: Metrics): (document: { definitions: readonly unknown[] }) => void {
+  return (document) =>
+    metrics.errors.inc({ operation: rootFields(document)[0] ?? 'anonymous', code: 'RESPONSE_TOO_LARGE' });
+}
+
 /** Counts and times every operation, and logs one line per operation with its request id. */
 export function useObservability(logger: Logger, metrics: Metrics): Plugin<Context> {
   return {

@@ -18,7 +18,7 @@ import { answerClientError, createHttpHandler } from './http.ts';
 import { impactUpkeep } from './impact-upkeep.ts';
 import { startLlm } from './llm.ts';
 import { Multicast } from './multicast.ts';
-import { createLogger, createMetrics, type Logger } from './observability.ts';
+import { countLateRefusal, createLogger, createMetrics, type Logger } from './observability.ts';
 import { Rechecks } from './rechecks.ts';
 import { listenFailure, openFailureReporter, REPORT_EVERY_MS, redisReporter } from './reports.ts';
 import { startSemantic } from './semantic.ts';
@@ -235,6 +235,7 @@ export function buildServer(config: Config, deps: ServerDeps = {}): MiniSphereSe
     admit,
     trusted,
     maxResponseBytes: config.maxResponseBytes,
+    onRefused: countLateRefusal(metrics),
   });
 
   const upkeep = impactUpkeep(registry, config.impact, logger);

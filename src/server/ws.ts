@@ -50,6 +50,8 @@ export interface WsDeps {
   trusted: TrustedDocuments | null;
   /** SPHERE_MAX_RESPONSE_BYTES: the largest answer a message may carry. */
   maxResponseBytes: number;
+  /** Hears of each answer refused RESPONSE_TOO_LARGE once measured (observability counts it). */
+  onRefused: (document: DocumentNode) => void;
 }
 
 /** A subscribe message's payload. */
@@ -169,7 +171,7 @@ export function attachWebSockets(http: Server, deps: WsDeps): { dispose(): void 
       onConnect: (ctx) => connect(deps, ctx),
       onSubscribe: (ctx, _id, params) => prepare(deps, ctx, params),
       onNext: (ctx, id, _payload, args, result) =>
-        serializedOnce(ctx.extra.socket, id, result, () => answerJson(result, args, deps.maxResponseBytes)),
+        serializedOnce(ctx.extra.socket, id, result, () => answerJson(result, args, deps)),
       onError: (_ctx, _id, _payload, errors) => asOverHttp(errors),
     },
     wss,
@@ -194,11 +196,16 @@ function asOverHttp(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
  * refused with RESPONSE_TOO_LARGE) and, when large, made in slices that leave the event
  * loop free between them (measureAnswer).
  */
-async function answerJson(result: ExecutionResult, args: ExecutionArgs, maxBytes: number): Promise<string> {
-  const measured = await measureAnswer(result, maxBytes);
+async function answerJson(
+  result: ExecutionResult,
+  args: ExecutionArgs,
+  deps: Pick<WsDeps, 'maxResponseBytes' | 'onRefused'>,
+): Promise<string> {
+  const measured = await measureAnswer(result, deps.maxResponseBytes);
   if (measured.tooLarge) {
     const mutation = getOperationAST(args.document, args.operationName)?.operation === 'mutation';
-    result = tooLarge(maxBytes, mutation);
+    result = tooLarge(deps.maxResponseBytes, mutation);
+    deps.onRefused(args.document);
   }
   const formatted = result.errors?.length ? { ...result, errors: asOverHttp(result.errors) } : result;
   return !measured.tooLarge && measured.dataJson !== undefined

@@ -14,7 +14,7 @@ import type { Gatekeeper, InitialContext } from './context.ts';
 import { useCsrfPrevention } from './csrf.ts';
 import { corsAllowed } from './guard.ts';
 import { HeavyReads, useHeavyReadLimit } from './heavy-reads.ts';
-import { type Logger, type Metrics, useObservability } from './observability.ts';
+import { countLateRefusal, type Logger, type Metrics, useObservability } from './observability.ts';
 import type { Rechecks } from './rechecks.ts';
 import { useCodedRefusals, useVaryOrigin } from './refusals.ts';
 import { useSseSubscriptionGuards } from './subscriptions.ts';
@@ -104,7 +104,7 @@ export function createGraphQLHandler(deps: YogaDeps): Yoga {
     },
     plugins: [
       // First, so that every other plugin sees the refusal of an oversized answer.
-      useResponseCap(config.maxResponseBytes),
+      useResponseCap(config.maxResponseBytes, countLateRefusal(deps.metrics)),
       useCodedRefusals(),
       // With origins listed, every answer's CORS headers depend on Origin: say so to caches.
       ...(config.corsOrigins.length > 0 ? [useVaryOrigin()] : []),

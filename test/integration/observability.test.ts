@@ -2,8 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE } from '../helpers/operations.ts';
 import { type ServerProcess, spawnServer } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { collect, wsClient } from '../helpers/ws.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -61,6 +63,35 @@ describe('metrics and logs', () => {
     const count = (code: string) => `sphere_graphql_errors_total{operation="recent",code="${code}"}`;
     expect(after.get(count('BAD_USER_INPUT'))).toBe((before.get(count('BAD_USER_INPUT')) ?? 0) + 1);
     expect(after.get(count('INTERNAL_SERVER_ERROR'))).toBeUndefined();
+  });
+
+  it('counts an answer refused RESPONSE_TOO_LARGE once measured, over HTTP and WebSocket', async () => {
+    // A cap just over the size answers are measured at in one walk, so this one is measured
+    // as it is serialized, after execution: 1,024 tags read in ~30 KB, answered in ~80 KB.
+    const small = await startTestServer({ config: { maxResponseBytes: 70_000 } });
+    try {
+      for (let i = 0; i < 32; i++) {
+        const tags = Array.from({ length: 32 }, (_, j) => `tag-${i}-${j}`);
+        await small.gqlOk(CAPTURE, { input: { content: `tagged ${i}`, tags } }, { workspace: 'obs' });
+      }
+      const doc = '{ tags(first: 2000) { tag count cursor } }';
+      const key = 'sphere_graphql_errors_total{operation="tags",code="RESPONSE_TOO_LARGE"}';
+      const metrics = async () => parsePrometheus(await (await fetch(`${small.origin}/metrics`)).text());
+      const before = (await metrics()).get(key) ?? 0;
+      const overHttp = await small.gql(doc, {}, { workspace: 'obs' });
+      expect(overHttp.errors?.[0]?.extensions?.code).toBe('RESPONSE_TOO_LARGE');
+      const client = wsClient(small.wsUrl, { workspace: 'obs' });
+      try {
+        const refused = collect(client, doc);
+        await refused.until(() => refused.errors.length > 0 || refused.completed);
+        expect(JSON.stringify(refused.errors)).toContain('RESPONSE_TOO_LARGE');
+      } finally {
+        await client.dispose();
+      }
+      expect((await metrics()).get(key)).toBe(before + 2);
+    } finally {
+      await small.stop();
+    }
   });
 
   it('reports how long the shared event loop stalled since the previous scrape', async () => {
