@@ -9,12 +9,14 @@ import type { Db } from '../db/client.ts';
 import {
   contentCut,
   edgeRows,
+  entriesInOrder,
   entryColumnsCut,
   entryRows,
   jsonList,
   pagesPerId,
   revisionColumnsCut,
   revisionRows,
+  TEXT_ROWS_PER_STATEMENT,
 } from '../db/rows.ts';
 import { type EdgeRow, type EntryRow, entries, type RevisionRow, revisions, tags } from '../db/schema.ts';
 
@@ -63,11 +65,14 @@ export async function entriesByIdsCut(
 
 /** The whole texts of entries by id. */
 export async function textsByIds(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.all<{ id: string; content: string }>(
-    sql`SELECT id, content FROM entries WHERE id IN ${jsonList(ids)}`,
-  );
-  return new Map(rows.map((r) => [r.id, r.content]));
+  const out = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += TEXT_ROWS_PER_STATEMENT) {
+    const rows = await db.all<{ id: string; content: string }>(
+      sql`SELECT id, content FROM entries WHERE id IN ${jsonList(ids.slice(i, i + TEXT_ROWS_PER_STATEMENT))}`,
+    );
+    for (const r of rows) out.set(r.id, r.content);
+  }
+  return out;
 }
 
 /** Tags of each entry, sorted. */
@@ -193,14 +198,6 @@ function firstBy(db: Db, where: SQL | undefined, order: SQL[], n: number) {
 
 const RECENT_ORDER = [desc(entries.createdAt), desc(entries.n)];
 
-/**
- * Rows read with their text come at most this many a statement. A SQL thread takes other
- * workspaces' calls between two statements, never during one: `recent(n: 200) { content }`
- * over entries of 100,000 characters read 20 MB in one statement, 20–70 ms of a reader
- * thread beside other work, and every other workspace's read on that thread waited for it.
- */
-const TEXT_ROWS_PER_STATEMENT = 25;
-
 /** Newest first by created_at, ties in reverse insertion order. */
 export async function recentEntries(
   db: Db,
@@ -222,20 +219,16 @@ export async function recentEntries(
     );
     return rows.map(reader.read) as EntryRow[];
   }
-  // Their row numbers first (from the index), then the rows a few at a time, in that order.
-  // An entry forgotten in between is left out.
+  // Their row numbers first (from the index), then the rows a few a statement, in that order.
   const picked = await db.all<{ n: number }>(
     sql`SELECT e.n FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
   );
-  const byN = new Map<number, EntryRow>();
-  for (let i = 0; i < picked.length; i += TEXT_ROWS_PER_STATEMENT) {
-    const chunk = picked.slice(i, i + TEXT_ROWS_PER_STATEMENT).map((r) => r.n);
-    const rows = await db.all<Record<string, unknown>>(
-      sql`SELECT e.n AS row_n, ${names} FROM entries e WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
-    );
-    for (const row of rows) byN.set(Number(row.row_n), reader.read(row) as EntryRow);
-  }
-  return picked.flatMap((r) => byN.get(r.n) ?? []);
+  return entriesInOrder(
+    db,
+    picked.map((r) => r.n),
+    names,
+    (row) => reader.read(row) as EntryRow,
+  );
 }
 
 export interface TagCount {

@@ -4,7 +4,7 @@ import { ENTRY_STATUSES } from '../contract/enums.ts';
 import { badInput } from '../contract/errors.ts';
 import { checkRange, filterTags, LIST_PAGES } from '../contract/limits.ts';
 import type { Db } from '../db/client.ts';
-import { ENTRY_COLUMNS_BUT_CONTENT, entryRows } from '../db/rows.ts';
+import { ENTRY_COLUMNS_BUT_CONTENT, entriesInOrder, entryRows, TEXT_ROWS_PER_STATEMENT } from '../db/rows.ts';
 import type { EntryRow } from '../db/schema.ts';
 import { buildPrefilter, type PrefilterInput } from './prefilter.ts';
 
@@ -141,6 +141,16 @@ function listFilter(filter: EntryListFilter | null | undefined): PrefilterInput 
 
 /** The entries `rest` selects; with `text` false, every column but the text (read as ''; ENTRY_COLUMNS_BUT_CONTENT). */
 async function selectEntries(db: Db, rest: SQL, limit: number, text: boolean): Promise<EntryRow[]> {
+  if (text && limit > TEXT_ROWS_PER_STATEMENT) {
+    // Their row numbers first, then the rows with their text a few a statement, in order.
+    const picked = await db.all<{ n: number }>(sql`SELECT e.n FROM entries e WHERE ${rest} LIMIT ${limit}`);
+    return entriesInOrder(
+      db,
+      picked.map((r) => r.n),
+      sql`e.*`,
+      entryRows.read,
+    );
+  }
   const columns = text ? sql`e.*` : sql`${ENTRY_COLUMNS_BUT_CONTENT}, '' AS content`;
   const rows = await db.all<Record<string, unknown>>(
     sql`SELECT ${columns} FROM entries e WHERE ${rest} LIMIT ${limit}`,
