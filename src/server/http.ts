@@ -226,8 +226,13 @@ function createRouter(deps: HttpDeps): RequestListener {
       });
     } else if (req.method === 'POST' && refuseBody(req, res)) {
       // Answered.
-    } else {
+    } else if (path === GRAPHQL_PATH) {
+      // Preflights and other methods: Yoga answers them, and runs no operation for them.
       void yoga.requestListener(req, res);
+    } else {
+      // Not Yoga's: it takes any path that ends in /graphql for its endpoint, and would parse
+      // and validate a document sent there before the caller is known.
+      sendJsonError(res, 404, `no route ${path}; GraphQL is served at ${GRAPHQL_PATH}`, 'NOT_FOUND');
     }
   };
 }

@@ -106,6 +106,26 @@ describe('a caller without a token', () => {
     expect((await post('{"query": "{ count }"')).text).toBe(real.text);
   });
 
+  it('gets nothing parsed on any other path either: one that ends in /graphql is 404 whatever it holds', async () => {
+    // Yoga takes any path ending in /graphql for its endpoint; the server never hands it one.
+    const origin = new URL(server.url).origin;
+    for (const path of ['/graphql/graphql', '/x/graphql', '/graphql/']) {
+      const answers = [];
+      for (const query of ['{ secretField }', '{ count }', fragmentChain(120)]) {
+        const res = await fetch(`${origin}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
+        answers.push({ status: res.status, text: await res.text() });
+      }
+      expect(answers[0]!.status, path).toBe(404);
+      expect(JSON.parse(answers[0]!.text).errors[0].extensions.code).toBe('NOT_FOUND');
+      expect(answers[1], path).toEqual(answers[0]);
+      expect(answers[2], path).toEqual(answers[0]);
+    }
+  });
+
   it('is closed 4403 over WebSocket before any operation is read', async () => {
     const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
     await new Promise((r) => socket.once('open', r));
