@@ -19,7 +19,7 @@ let dataDir: string;
 let server: ServerProcess;
 
 async function gql(workspace: string, query: string, variables?: unknown): Promise<Data> {
-  const res = await fetch(`${server.url}/graphql`, {
+  const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query, variables }),
@@ -123,7 +123,7 @@ describe('an import beside the running server', () => {
     })();
     const targetWrites = (async () => {
       for (let i = 0; importing; i++) {
-        const res = await fetch(`${server.url}/graphql`, {
+        const res = await fetch(server.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-workspace': 'target' },
           body: JSON.stringify({

@@ -37,7 +37,7 @@ async function fillWorkspace(workspace: string, entries: number): Promise<void> 
 }
 
 async function post(server: ServerProcess, workspace: string, query: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${server.url}/graphql`, {
+  const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query }),

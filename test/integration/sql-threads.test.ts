@@ -23,7 +23,7 @@ let dataDir: string;
 let server: ServerProcess;
 
 async function post(workspace: string, query: string, variables?: Record<string, unknown>) {
-  const res = await fetch(`${server.url}/graphql`, {
+  const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query, variables }),

@@ -21,7 +21,7 @@ let dataDir: string;
 let server: ServerProcess;
 
 async function capture(workspace: string): Promise<void> {
-  const res = await fetch(`${server.url}/graphql`, {
+  const res = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-workspace': workspace },
     body: JSON.stringify({ query: `mutation { capture(input: { content: "note of ${workspace}" }) { outcome } }` }),
@@ -72,7 +72,7 @@ describe('workspaces beyond those kept open', () => {
       );
       // Every note is in its file, and the workspaces open again as they are used.
       for (const id of [ids[0]!, ids[WORKSPACES >> 1]!]) {
-        const res = await fetch(`${server.url}/graphql`, {
+        const res = await fetch(server.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-workspace': id },
           body: JSON.stringify({ query: '{ count recent(n: 1) { content } }' }),
