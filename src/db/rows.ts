@@ -128,25 +128,27 @@ export const entryRows = rowReader(entries);
 export const TEXT_ROWS_PER_STATEMENT = 25;
 
 /**
- * Entries by row number, in the order given, with the columns `names` lists (as `e.…`; `e.*`
- * for all) read by `read`: TEXT_ROWS_PER_STATEMENT a statement. An entry gone in between
- * (forgotten) is left out.
+ * The entries `rest` picks (`rest` follows `FROM entries e`: its joins, WHERE, ORDER BY and
+ * LIMIT), in its order, with the columns `names` lists (as `e.…`; `e.*` for all) read by
+ * `read`: their row numbers in one statement, then the rows TEXT_ROWS_PER_STATEMENT a
+ * statement. An entry gone in between (forgotten) is left out.
  */
 export async function entriesInOrder<R>(
   db: Db,
-  rowNumbers: readonly number[],
+  rest: SQL,
   names: SQL,
   read: (row: Record<string, unknown>) => R,
 ): Promise<R[]> {
+  const picked = (await db.all<{ n: number }>(sql`SELECT e.n FROM entries e ${rest}`)).map((r) => r.n);
   const byN = new Map<number, R>();
-  for (let i = 0; i < rowNumbers.length; i += TEXT_ROWS_PER_STATEMENT) {
-    const chunk = rowNumbers.slice(i, i + TEXT_ROWS_PER_STATEMENT);
+  for (let i = 0; i < picked.length; i += TEXT_ROWS_PER_STATEMENT) {
+    const chunk = picked.slice(i, i + TEXT_ROWS_PER_STATEMENT);
     const rows = await db.all<Record<string, unknown>>(
       sql`SELECT e.n AS row_n, ${names} FROM entries e WHERE e.n IN (SELECT value FROM json_each(${JSON.stringify(chunk)}))`,
     );
     for (const row of rows) byN.set(Number(row.row_n), read(row));
   }
-  return rowNumbers.flatMap((n) => (byN.has(n) ? [byN.get(n) as R] : []));
+  return picked.flatMap((n) => (byN.has(n) ? [byN.get(n) as R] : []));
 }
 
 /** Every column of `table` but `content`, as `<alias>.<name>`. */

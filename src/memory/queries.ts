@@ -213,22 +213,11 @@ export async function recentEntries(
   const reader = keys ? entryRows.only(keys) : entryRows;
   const names = keys ? sql.raw(keys.map((k) => `e.${ENTRY_COLUMNS[k].name}`).join(', ')) : sql.raw('e.*');
   const withText = keys === null || keys.includes('content');
-  if (!withText || n <= TEXT_ROWS_PER_STATEMENT) {
-    const rows = await db.all<Record<string, unknown>>(
-      sql`SELECT ${names} FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
-    );
-    return rows.map(reader.read) as EntryRow[];
-  }
-  // Their row numbers first (from the index), then the rows a few a statement, in that order.
-  const picked = await db.all<{ n: number }>(
-    sql`SELECT e.n FROM entries e ${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`,
-  );
-  return entriesInOrder(
-    db,
-    picked.map((r) => r.n),
-    names,
-    (row) => reader.read(row) as EntryRow,
-  );
+  const rest = sql`${tagged}ORDER BY e.created_at DESC, e.n DESC LIMIT ${n}`;
+  const read = reader.read as (row: Record<string, unknown>) => EntryRow;
+  // With their text, more rows than a statement reads come a few a statement, in order.
+  if (withText && n > TEXT_ROWS_PER_STATEMENT) return entriesInOrder(db, rest, names, read);
+  return (await db.all<Record<string, unknown>>(sql`SELECT ${names} FROM entries e ${rest}`)).map(read);
 }
 
 export interface TagCount {

@@ -141,16 +141,9 @@ function listFilter(filter: EntryListFilter | null | undefined): PrefilterInput 
 
 /** The entries `rest` selects; with `text` false, every column but the text (read as ''; ENTRY_COLUMNS_BUT_CONTENT). */
 async function selectEntries(db: Db, rest: SQL, limit: number, text: boolean): Promise<EntryRow[]> {
-  if (text && limit > TEXT_ROWS_PER_STATEMENT) {
-    // Their row numbers first, then the rows with their text a few a statement, in order.
-    const picked = await db.all<{ n: number }>(sql`SELECT e.n FROM entries e WHERE ${rest} LIMIT ${limit}`);
-    return entriesInOrder(
-      db,
-      picked.map((r) => r.n),
-      sql`e.*`,
-      entryRows.read,
-    );
-  }
+  // With their text, more rows than a statement reads come a few a statement, in order.
+  if (text && limit > TEXT_ROWS_PER_STATEMENT)
+    return entriesInOrder(db, sql`WHERE ${rest} LIMIT ${limit}`, sql`e.*`, entryRows.read);
   const columns = text ? sql`e.*` : sql`${ENTRY_COLUMNS_BUT_CONTENT}, '' AS content`;
   const rows = await db.all<Record<string, unknown>>(
     sql`SELECT ${columns} FROM entries e WHERE ${rest} LIMIT ${limit}`,
