@@ -26,8 +26,8 @@ export async function buildBundle({ quiet = false } = {}) {
   await buildInto(`${ROOT}dist/server`, (fresh) =>
     build({
       absWorkingDir: ROOT,
-      // recall-thread: what reader threads load to run recall (src/retrieval/recall-thread.ts).
-      entryPoints: { cli: 'src/cli/main.ts', 'recall-thread': 'src/retrieval/recall-thread.ts' },
+      // read-tasks: what reader threads load to run recall and graphView (src/retrieval/read-tasks.ts).
+      entryPoints: { cli: 'src/cli/main.ts', 'read-tasks': 'src/retrieval/read-tasks.ts' },
       outdir: fresh,
       bundle: true,
       splitting: true,

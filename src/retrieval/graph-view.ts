@@ -3,11 +3,12 @@ import { badInput, notFound } from '../contract/errors.ts';
 import type { EdgeSnapshot } from '../contract/events.ts';
 import { checkRange, LIMITS } from '../contract/limits.ts';
 import { GRAPH_WALK, READ_DEFAULTS } from '../contract/policy.ts';
-import type { Db } from '../db/client.ts';
+import { type Db, onReaderThread, taskModuleUrl } from '../db/client.ts';
 import { edgeSnapshot } from '../db/mappers.ts';
 import { type ColumnReader, edgeRows, entryRows, jsonList, readTogether } from '../db/rows.ts';
 import type { EdgeRow, EntryRow } from '../db/schema.ts';
 import { edgesAmongWhere, walkGraph } from './graph.ts';
+import type { GraphViewArgs } from './read-tasks.ts';
 
 /** An entry's row, or some of its columns (always its id). */
 export type EntryPart = Pick<EntryRow, 'id'> & Partial<EntryRow>;
@@ -59,6 +60,23 @@ export interface GraphView {
  * view.edges; // [{ src: '0193a…', dst: '0193b…', type: 'FOLLOWS', weight: 1, ... }]
  */
 export async function graphView(
+  db: Db,
+  seedIds: readonly string[],
+  hops?: number | null,
+  options: GraphViewOptions = {},
+): Promise<GraphView> {
+  // On a reader thread, when the database has them: the walk's statements (one per hop)
+  // then cross between threads once, not one after another.
+  const args: GraphViewArgs = { seedIds, hops, options };
+  const there = await onReaderThread<GraphView>(db, READ_TASKS, 'graphView', args);
+  return there ? there.value : graphViewHere(db, seedIds, hops, options);
+}
+
+/** The module a reader thread runs graphView from (see read-tasks.ts). */
+const READ_TASKS = taskModuleUrl('read-tasks', import.meta.url);
+
+/** graphView, on the thread it is called on. */
+export async function graphViewHere(
   db: Db,
   seedIds: readonly string[],
   hops?: number | null,

@@ -289,8 +289,8 @@ export async function recallEntries(
   return recallHere(db, input, now, arm && armFromMatrix(arm.parts, arm.matrix));
 }
 
-/** The module a reader thread runs recall from (see recall-thread.ts). */
-const RECALL_THREAD = taskModuleUrl('recall-thread', import.meta.url);
+/** The module a reader thread runs recall from (see read-tasks.ts). */
+const RECALL_THREAD = taskModuleUrl('read-tasks', import.meta.url);
 
 /** What recall knows before it reads anything: its arguments checked, the query rewritten, its prefilter. */
 function planRecall(input: RecallInput, now: Date) {

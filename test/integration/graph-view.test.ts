@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, drizzleFor, openClient } from '../../src/db/client.ts';
-import { graphView } from '../../src/retrieval/graph-view.ts';
+import { graphView, graphViewHere } from '../../src/retrieval/graph-view.ts';
 import { captureId, LINK, UPDATE } from '../helpers/operations.ts';
 import { freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
@@ -186,17 +186,30 @@ describe('graphView', () => {
     expect(two.truncated).toBe(true);
     // Nearest first: the root and all its children are kept.
     for (const name of ['root', ...kids]) expect(two.names.has(name)).toBe(true);
-    srv.resetQueries();
     const three = await g.view(['root'], 3);
     expect(three.nodes).toHaveLength(50);
     expect(three.truncated).toBe(true);
+    expect(three).toEqual(two);
     // Past the cap after two hops, a third could only add nodes that sort after fifty
     // others: the walk stops there. The seed's existence comes with its edges, and the
     // seed's row with the other nodes': its edges, its children's, then one batch (which
     // this log of single statements does not list) of the edges among the nodes and the
-    // nodes' rows.
-    expect(three).toEqual(two);
-    expect(srv.queries, srv.queries.join('\n')).toHaveLength(2);
+    // nodes' rows. The server reads on a reader thread, so the statements are counted on a
+    // client of the file that reads where it is called, with what VIEW's selection reads.
+    const queries: string[] = [];
+    const client = await openClient({ url: `file:${srv.dbPath(g.ws)}`, local: true });
+    try {
+      const direct = await graphViewHere(
+        drizzleFor(client, (q) => queries.push(q)) as unknown as Db,
+        [g.id('root')],
+        3,
+        { entries: ['id'], edgeColumns: ['weight'] },
+      );
+      expect(direct.nodes).toHaveLength(50);
+      expect(queries, queries.join('\n')).toHaveLength(2);
+    } finally {
+      client.close();
+    }
   });
 
   it('applies the fanout at every hop, not only at the seeds', async () => {
@@ -422,6 +435,33 @@ describe('graphView reads only the columns its selection needs', () => {
       expect(bare.nodes.every((n) => n.entry === undefined)).toBe(true);
     } finally {
       client.close();
+    }
+  });
+
+  it('answers the same on a reader thread as where it is called, errors included', async () => {
+    const g = await richGraph();
+    const [a, b] = g.ids as [string, string];
+    const file = { url: `file:${srv.dbPath(g.ws)}`, local: true };
+    const threaded = await openClient(file, { readers: 1 });
+    const here = await openClient(file);
+    try {
+      const there = drizzleFor(threaded) as unknown as Db;
+      const local = drizzleFor(here) as unknown as Db;
+      for (const options of [
+        { entries: true },
+        { entries: ['kind', 'importance'] as const, edgeColumns: ['weight'] as const },
+        {},
+      ]) {
+        const view = await graphView(there, [a, b], 2, options);
+        expect(view.nodes.length).toBeGreaterThan(2);
+        expect(view).toEqual(await graphViewHere(local, [a, b], 2, options));
+      }
+      // A refusal found on the reader thread keeps its code.
+      await expect(graphView(there, [a, 'no-such-entry'], 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(graphView(there, [a], 4)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    } finally {
+      threaded.close();
+      here.close();
     }
   });
 });
