@@ -51,6 +51,10 @@ export const entries = sqliteTable(
     index('entries_claim_tag_idx').on(t.claimTag),
     index('entries_created_idx').on(t.createdAt, t.n),
     index('entries_observed_idx').on(t.observedAt),
+    // The orders of `entries` pages other than CREATED_AT (see retrieval/entry-page.ts): the
+    // expression is the OBSERVED_AT order's sort key, which a query must spell the same way.
+    index('entries_updated_idx').on(t.updatedAt, t.n),
+    index('entries_observed_order_idx').on(sql`coalesce(observed_at, created_at)`, t.n),
   ],
 );
 

@@ -75,9 +75,19 @@ export async function listEntries(
   const where = buildPrefilter(listFilter(request.filter));
   const key = SORT_KEY[field];
   const desc = direction === 'DESC';
-  // Entries strictly past `p` in the order (forward) or strictly ahead of it (backward).
+  // Entries strictly past `p` in the order (forward) or strictly ahead of it (backward), and
+  // the rest. Each is a range of the sort key and a tie-break on n, which SQLite answers
+  // from the order's index (key, n); written as row values, `(key, e.n) < (?, ?)`, an
+  // expression's index is scanned from its end, and `NOT (…)` scans the table: 140 ms a
+  // page at 1M entries.
   const past = (p: Position, forward: boolean) =>
-    desc === forward ? sql`(${key}, e.n) < (${p.value}, ${p.n})` : sql`(${key}, e.n) > (${p.value}, ${p.n})`;
+    desc === forward
+      ? sql`(${key} <= ${p.value} AND (${key} < ${p.value} OR e.n < ${p.n}))`
+      : sql`(${key} >= ${p.value} AND (${key} > ${p.value} OR e.n > ${p.n}))`;
+  const notPast = (p: Position, forward: boolean) =>
+    desc === forward
+      ? sql`(${key} >= ${p.value} AND (${key} > ${p.value} OR e.n >= ${p.n}))`
+      : sql`(${key} <= ${p.value} AND (${key} < ${p.value} OR e.n <= ${p.n}))`;
   const conds = [where];
   if (after) conds.push(past(after, true));
   if (before) conds.push(past(before, false));
@@ -96,8 +106,8 @@ export async function listEntries(
   const exists = async (cond: SQL) => (await selectEntries(db, sql`${where} AND ${cond}`, 1, false)).length > 0;
   // Past a cursor, what lies on its other side is asked for only at a page's far end, and
   // costs one indexed probe: it is part of the cursor's position, or not.
-  const hasNextPage = backward ? (before ? await exists(sql`NOT (${past(before, false)})`) : false) : more;
-  const hasPreviousPage = backward ? more : after ? await exists(sql`NOT (${past(after, true)})`) : false;
+  const hasNextPage = backward ? (before ? await exists(notPast(before, false)) : false) : more;
+  const hasPreviousPage = backward ? more : after ? await exists(notPast(after, true)) : false;
   const edges = nodes.map((node) => ({ cursor: encodeCursor(kind, [SORT_VALUE[field](node), node.n]), node }));
   return {
     edges,

@@ -1,4 +1,7 @@
+import type { InArgs } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, drizzleFor, openClient } from '../../src/db/client.ts';
+import { listEntries } from '../../src/retrieval/entry-page.ts';
 import { CAPTURE, LINK } from '../helpers/operations.ts';
 import { type Data, freshWorkspace, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -168,6 +171,33 @@ describe('entries: a keyset-paged listing', () => {
     expect(back.ids).toEqual(want);
     expect(back.pages[0]?.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     expect(back.pages.at(-1)?.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
+  });
+
+  it('reads every page from its order’s index: no sort of the table, no scan past a cursor', async () => {
+    // Each statement a page runs, with its arguments, explained on the workspace's own file.
+    const statements: { sql: string; args: unknown[] }[] = [];
+    const client = await openClient({ url: `file:${srv.dbPath(WS)}`, local: true });
+    try {
+      const db = drizzleFor(client, (sql, args) => statements.push({ sql, args })) as unknown as Db;
+      for (const [field, direction] of ORDERS) {
+        const orderBy = { field, direction };
+        const first = await listEntries(db, { first: 20, orderBy }, { text: false });
+        const cursor = first.pageInfo.endCursor!;
+        await listEntries(db, { first: 20, after: cursor, orderBy }, { text: false });
+        await listEntries(db, { last: 20, before: cursor, orderBy }, { text: false });
+      }
+      expect(statements.length).toBeGreaterThanOrEqual(ORDERS.length * 4);
+      for (const { sql, args } of statements) {
+        const plan = await client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: args as InArgs });
+        const steps = plan.rows.map((r) => String(r.detail));
+        expect(steps.join(' | '), sql).toMatch(
+          /^(SCAN|SEARCH) e USING INDEX entries_(created|updated|observed_order)_idx/,
+        );
+        expect(steps.join(' | '), sql).not.toMatch(/TEMP B-TREE|^SCAN e$/);
+      }
+    } finally {
+      client.close();
+    }
   });
 
   it('defaults to 50 entries, newest first by creation, every status included', async () => {
