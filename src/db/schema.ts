@@ -55,6 +55,13 @@ export const entries = sqliteTable(
     // expression is the OBSERVED_AT order's sort key, which a query must spell the same way.
     index('entries_updated_idx').on(t.updatedAt, t.n),
     index('entries_observed_order_idx').on(sql`coalesce(observed_at, created_at)`, t.n),
+    // A brief's important and stale lists (see memory/queries.ts, whose statements repeat
+    // these conditions word for word).
+    index('entries_important_idx').on(t.importance, t.updatedAt, t.n).where(sql`status IN ('ACTIVE', 'CANONICAL')`),
+    index('entries_stale_idx').on(t.updatedAt, t.n).where(sql`status = 'STALE'`),
+    index('entries_aging_idx')
+      .on(t.volatility, t.updatedAt, t.n)
+      .where(sql`status = 'ACTIVE' AND volatility IN ('EVOLVING', 'EPHEMERAL')`),
   ],
 );
 

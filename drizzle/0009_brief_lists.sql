@@ -1,0 +1,3 @@
+CREATE INDEX `entries_important_idx` ON `entries` (`importance`,`updated_at`,`n`) WHERE status IN ('ACTIVE', 'CANONICAL');--> statement-breakpoint
+CREATE INDEX `entries_stale_idx` ON `entries` (`updated_at`,`n`) WHERE status = 'STALE';--> statement-breakpoint
+CREATE INDEX `entries_aging_idx` ON `entries` (`volatility`,`updated_at`,`n`) WHERE status = 'ACTIVE' AND volatility IN ('EVOLVING', 'EPHEMERAL');
