@@ -191,7 +191,7 @@ export async function recentEntries(
   { columns = null }: { columns?: readonly (keyof EntryRow)[] | null } = {},
 ): Promise<EntryRow[]> {
   checkRange(n, LIMITS.recentN, 'n');
-  const tagged = tag == null ? sql`` : sql`JOIN tags t ON t.entry_id = e.id AND t.tag = ${normalizeTag(tag)} `;
+  const tagged = tag == null ? sql`` : await newestTagged(db, normalizeTag(tag), n);
   // Only these columns (and the id) of each row, for a caller that knows which fields it
   // shows: `recent(n: 200) { id }` over long texts would otherwise move every text.
   const keys = columns ? [...new Set<keyof EntryRow>(['id', ...columns])] : null;
@@ -204,6 +204,26 @@ export async function recentEntries(
   if (withText && n > TEXT_ROWS_PER_STATEMENT) return entriesInOrder(db, rest, names, read);
   return (await db.all<Record<string, unknown>>(sql`SELECT ${names} FROM entries e ${rest}`)).map(read);
 }
+
+/**
+ * How recentEntries picks the newest `n` entries with `tag` (a WHERE clause for `entries e`):
+ * from the newest entry back, keeping those with the tag, when many carry it; from the tag's
+ * entries, sorted by their time alone, when few do. Each way alone is slow for the other
+ * kind of tag: at a million entries, sorting a tag on 27% of them took 310 ms, and walking
+ * back to twenty entries of a rare tag reads every entry.
+ */
+async function newestTagged(db: Db, tag: string, n: number): Promise<SQL> {
+  const [row] = await db.all<{ c: number }>(
+    sql`SELECT count(*) AS c FROM (SELECT 1 FROM ${tags} WHERE ${tags.tag} = ${tag} LIMIT ${FEW_TAGGED + 1})`,
+  );
+  if (Number(row?.c ?? 0) > FEW_TAGGED)
+    return sql`WHERE EXISTS (SELECT 1 FROM tags t WHERE t.entry_id = e.id AND t.tag = ${tag}) `;
+  return sql`WHERE e.n IN (SELECT f.n FROM tags t JOIN entries f ON f.id = t.entry_id WHERE t.tag = ${tag}
+    ORDER BY f.created_at DESC, f.n DESC LIMIT ${n}) `;
+}
+
+/** Up to this many entries with a tag, recentEntries sorts them (see newestTagged). */
+export const FEW_TAGGED = 2_000;
 
 export interface TagCount {
   tag: string;
@@ -232,6 +252,14 @@ export async function countEntries(
   db: Db,
   f: { kind?: EntryKind | null; status?: EntryStatus | null; tag?: string | null },
 ): Promise<number> {
+  // A tag alone is counted over the tag index: tags rows go with their entries (a foreign
+  // key that cascades). Through the entries, a tag on 27% of a million entries took 350 ms.
+  if (f.tag != null && !f.kind && !f.status) {
+    const [row] = await db.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM ${tags} WHERE ${tags.tag} = ${normalizeTag(f.tag)}`,
+    );
+    return Number(row?.n ?? 0);
+  }
   const conds = [];
   if (f.kind) conds.push(eq(entries.kind, f.kind));
   if (f.status) conds.push(eq(entries.status, f.status));
