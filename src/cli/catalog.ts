@@ -153,7 +153,7 @@ export const CATALOG: CommandEntry[] = [
   },
   {
     name: 'check',
-    summary: 'check integrity, full-text index, neighbour lists, references, supersession and event log',
+    summary: 'check integrity, full-text index, neighbour lists, kept counts, references, supersession and event log',
     usage: ['check --workspace W [--json] [--create] [--fix]'],
     details:
       'Exit status 1 on any problem. --fix first breaks cycles of SUPERSEDES edges (older data may hold them) by ' +
@@ -175,7 +175,7 @@ export const CATALOG: CommandEntry[] = [
   },
   {
     name: 'reindex',
-    summary: 'rebuild the full-text index and the neighbour lists of a workspace',
+    summary: 'rebuild the full-text index, the neighbour lists and the kept counts of a workspace',
     usage: ['reindex --workspace W [--vectors]'],
     flags: [
       WORKSPACE_FLAG,

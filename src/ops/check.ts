@@ -1,6 +1,7 @@
 import type { Client, ResultSet } from '@libsql/client';
 import { checkImpactIndex, type ImpactCheck } from '../db/impact-index.ts';
 import { edgeFromRow, edgeSnapshot } from '../db/mappers.ts';
+import { STALE_COUNTS } from '../db/row-counts.ts';
 import type { EdgeRow } from '../db/schema.ts';
 import type { ConfiguredModel } from '../memory/embeddings/vector-store.ts';
 import { type CycleBreak, cycleBreaks } from '../memory/supersession.ts';
@@ -33,6 +34,8 @@ export interface CheckReport {
   invalidEdges: number;
   /** Entries whose stored neighbour list differs from one derived from edges now. */
   staleNeighbours: number;
+  /** Counts kept for stats and tags (row_counts, tag_counts) that differ from the rows. */
+  staleCounts: number;
   /**
    * Cycles of SUPERSEDES edges (data written before link refused them): each tangle of
    * cycles, the entries it runs through and the newest edges `check --fix` would drop.
@@ -93,6 +96,8 @@ export async function checkWorkspace(
     const dangling = await countDangling(tx, problems);
     const invalidEdges = await countInvalidEdges(tx, problems);
     const staleNeighbours = await countStaleNeighbours(tx, problems);
+    const staleCounts = await count(tx, STALE_COUNTS);
+    if (staleCounts > 0) problems.push(`${staleCounts} kept count(s) are out of step with the rows; run reindex`);
     const supersedesCycles = await checkSupersedesCycles(tx, problems);
     const eventLog = await checkEventLog(tx, problems);
     return {
@@ -105,6 +110,7 @@ export async function checkWorkspace(
       dangling,
       invalidEdges,
       staleNeighbours,
+      staleCounts,
       supersedesCycles,
       impact,
       eventLog,
@@ -288,6 +294,7 @@ export function formatCheckReport(r: CheckReport): string {
     `  dangling         tags ${d.tags}, edges ${d.edges}, revisions ${d.revisions}`,
     `  invalid edges    ${r.invalidEdges}`,
     `  neighbour lists  ${r.staleNeighbours === 0 ? 'ok' : `${r.staleNeighbours} OUT OF STEP`}`,
+    `  kept counts      ${r.staleCounts === 0 ? 'ok' : `${r.staleCounts} OUT OF STEP`}`,
     `  supersession     ${r.supersedesCycles.length === 0 ? 'no cycles' : `${r.supersedesCycles.length} CYCLE(S)`}`,
     `  impact index     ${r.impact.problems.length === 0 ? 'ok' : 'OUT OF STEP'} (${r.impact.terms} terms, ${r.impact.postings} postings; sampled ${r.impact.sampled.length})`,
     `  event log        ${r.eventLog.count === 0 ? 'empty' : `seq ${r.eventLog.minSeq}..${r.eventLog.maxSeq}`}, ${r.eventLog.gapFree ? 'no gaps' : 'GAPS'}`,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { IMPACT_INDEX, type ImpactBuildReport, type ImpactShape, rebuildImpactIndex } from '../db/impact-index.ts';
+import { REBUILD_COUNTS } from '../db/row-counts.ts';
 import { auditLog } from '../db/schema.ts';
 import type { OpsWorkspace } from './workspace.ts';
 
@@ -15,8 +16,9 @@ export interface ReindexReport {
 /**
  * Rebuilds the full-text index from the entries table, the impact index from it (choosing
  * the frequent terms afresh and requantizing their weights against today's average length),
- * and each entry's list of heaviest edges from the edges table, in one write (both are derived data, so no event is
- * emitted; an audit row records the run). Writes of a running server wait for it, so on
+ * each entry's list of heaviest edges from the edges table, and the counts kept for stats
+ * and tags (db/row-counts.ts), in one write (all derived data, so no event is emitted; an
+ * audit row records the run). Writes of a running server wait for it, so on
  * a very large workspace run it in a quiet moment.
  */
 export async function reindexWorkspace(
@@ -31,6 +33,7 @@ export async function reindexWorkspace(
     await db.run(sql`DELETE FROM entry_neighbours`);
     await db.run(sql`INSERT INTO entry_neighbours (entry_id, top)
       SELECT entry_id, top FROM entry_neighbour_lists WHERE top <> '[]'`);
+    for (const statement of REBUILD_COUNTS) await db.run(sql.raw(statement));
     const [row] = await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM entries_fts_docsize`);
     const n = Number(row?.n ?? 0);
     await db

@@ -7,6 +7,7 @@ import { ENTRY_STATUSES, VOLATILITIES } from '../../src/contract/enums.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../../src/contract/policy.ts';
 import { type Db, drizzleFor, migrateDb, openClient } from '../../src/db/client.ts';
 import { entryHeads, importantEntries, staleEntries } from '../../src/memory/queries.ts';
+import { random } from '../helpers/random.ts';
 
 /**
  * A brief's important and stale lists come from partial indexes, through statements written
@@ -31,22 +32,13 @@ let client: Client;
 let db: Db;
 const rows: Row[] = [];
 
-/** A small deterministic generator, so that a failure can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sphere-brief-lists-'));
   client = await openClient({ url: `file:${join(dir, 'w.db')}`, local: true });
   db = drizzleFor(client) as unknown as Db;
   await migrateDb(db as never);
-  const random = rng(7);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  const next = random(7);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
   for (let i = 1; i <= 600; i++) {
     // Few distinct importances and ages, so that ties are common and the tie-breaks count.
     const row: Row = {

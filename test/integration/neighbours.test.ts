@@ -5,6 +5,7 @@ import { drizzleFor, type RootDb } from '../../src/db/client.ts';
 import { STORED_FANOUT, walkGraph } from '../../src/retrieval/graph.ts';
 import { runCli } from '../helpers/cli.ts';
 import { captureId, FORGET, LINK, UNLINK } from '../helpers/operations.ts';
+import { random } from '../helpers/random.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { openWorkspaceDb } from '../helpers/workspace-db.ts';
 
@@ -40,17 +41,6 @@ async function outOfStep(): Promise<number> {
 async function stored(id: string): Promise<[string, string, number, string][] | null> {
   const r = await raw.execute({ sql: 'SELECT top FROM entry_neighbours WHERE entry_id = ?', args: [id] });
   return r.rows[0] ? JSON.parse(String(r.rows[0].top)) : null;
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 beforeAll(async () => {

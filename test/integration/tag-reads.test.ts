@@ -5,6 +5,7 @@ import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, drizzleFor, migrateDb, openClient } from '../../src/db/client.ts';
 import { countEntries, FEW_TAGGED, recentEntries } from '../../src/memory/queries.ts';
+import { random } from '../helpers/random.ts';
 
 /**
  * `recent(tag:)` and `count(tag:)` read a tag's entries the way that is quick for it: a tag
@@ -26,32 +27,24 @@ let client: Client;
 let db: Db;
 let rows: Row[] = [];
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sphere-tag-reads-'));
   client = await openClient({ url: `file:${join(dir, 'w.db')}`, local: true });
   db = drizzleFor(client) as unknown as Db;
   await migrateDb(db as never);
-  const random = rng(11);
+  const next = random(11);
   const total = FEW_TAGGED + 600;
   for (let i = 1; i <= total; i++) {
     const tags: string[] = [];
     // "many" on more entries than FEW_TAGGED, "few" on forty, and the entries' times
     // drawn from few values, so that ties are common.
-    if (random() < 0.92) tags.push('many');
+    if (next() < 0.92) tags.push('many');
     if (i % 61 === 0) tags.push('few');
     rows.push({
       n: i,
       id: `e${String(i).padStart(5, '0')}`,
-      kind: random() < 0.5 ? 'EPISODIC' : 'SEMANTIC',
-      createdAt: 1_700_000_000_000 + Math.floor(random() * 300) * 1000,
+      kind: next() < 0.5 ? 'EPISODIC' : 'SEMANTIC',
+      createdAt: 1_700_000_000_000 + Math.floor(next() * 300) * 1000,
       tags,
     });
   }
