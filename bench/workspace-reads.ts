@@ -56,6 +56,7 @@ try {
     ['tags(first: 1000)', '{ tags { tag count } }'],
     ['count', '{ count }'],
     ['count(kind:)', '{ count(kind: EPISODIC) }'],
+    ['entries { totalCount }', '{ entries(first: 1) { totalCount } }'],
     [`count(tag:), the commonest tag (${tagList[0]!.count})`, `{ count(tag: "${common}") }`],
     [`recent(n: 20, tag:), the commonest tag`, `{ recent(n: 20, tag: "${common}") { id } }`],
     [`recent(n: 20, tag:), the rarest tag (${tagList.at(-1)!.count})`, `{ recent(n: 20, tag: "${rare}") { id } }`],
