@@ -17,12 +17,19 @@ export const FRESH_ROW_COUNTS = `
 /** Every row of tag_counts, made afresh: (tag, n). */
 export const FRESH_TAG_COUNTS = 'SELECT tag, count(*) AS n FROM tags GROUP BY tag';
 
-/** How many counts of either table differ from the counts made afresh (missing, extra or wrong). */
-export const STALE_COUNTS = `SELECT count(*) FROM (
-  SELECT * FROM (SELECT dim, key, n FROM row_counts WHERE n <> 0 EXCEPT SELECT * FROM (${FRESH_ROW_COUNTS}))
-  UNION ALL SELECT * FROM (SELECT * FROM (${FRESH_ROW_COUNTS}) EXCEPT SELECT dim, key, n FROM row_counts WHERE n <> 0)
-  UNION ALL SELECT 't', * FROM (SELECT tag, n FROM tag_counts EXCEPT SELECT * FROM (${FRESH_TAG_COUNTS}))
-  UNION ALL SELECT 't', * FROM (SELECT * FROM (${FRESH_TAG_COUNTS}) EXCEPT SELECT tag, n FROM tag_counts))`;
+/**
+ * How many counts of either table differ from the counts made afresh (missing, extra or
+ * wrong). The fresh counts are made once each: compared both ways, they would otherwise be
+ * grouped twice over every entry, edge and tag row.
+ */
+export const STALE_COUNTS = `WITH
+  fresh AS MATERIALIZED (${FRESH_ROW_COUNTS}),
+  fresh_tags AS MATERIALIZED (${FRESH_TAG_COUNTS})
+SELECT count(*) FROM (
+  SELECT * FROM (SELECT dim, key, n FROM row_counts WHERE n <> 0 EXCEPT SELECT * FROM fresh)
+  UNION ALL SELECT * FROM (SELECT * FROM fresh EXCEPT SELECT dim, key, n FROM row_counts WHERE n <> 0)
+  UNION ALL SELECT 't', * FROM (SELECT tag, n FROM tag_counts EXCEPT SELECT * FROM fresh_tags)
+  UNION ALL SELECT 't', * FROM (SELECT * FROM fresh_tags EXCEPT SELECT tag, n FROM tag_counts))`;
 
 /** The statements that rebuild both tables, in one transaction of the caller's. */
 export const REBUILD_COUNTS = [

@@ -280,7 +280,7 @@ export async function recallEntries(
   // Ranked where its rows are read: on a reader thread, when the database has them, the
   // whole recall runs there and only its answer comes back to the thread that serves every
   // request.
-  const there = await onReaderThread<RecallOutput>(db, RECALL_THREAD, 'recall', {
+  const there = await onReaderThread<RecallOutput>(db, READ_TASKS, 'recall', {
     input,
     now,
     vector: arm?.parts ?? null,
@@ -290,7 +290,7 @@ export async function recallEntries(
 }
 
 /** The module a reader thread runs recall from (see read-tasks.ts). */
-const RECALL_THREAD = taskModuleUrl('read-tasks', import.meta.url);
+const READ_TASKS = taskModuleUrl('read-tasks', import.meta.url);
 
 /** What recall knows before it reads anything: its arguments checked, the query rewritten, its prefilter. */
 function planRecall(input: RecallInput, now: Date) {
