@@ -500,11 +500,15 @@ async function scoreExactly(
   chunk: readonly Candidate[],
 ): Promise<void> {
   // Each listed term's count is cut out of the entry's counts in SQL (CAST reads the digits
-  // after "id:"), so only numbers come back: "n dl tf tf …" for each entry with a row.
+  // after "id:"), so only numbers come back: "n dl tf tf …" for each entry with a row. The
+  // ids are bound, not written into the text: the statement's text then depends only on how
+  // many there are, and each reader connection keeps a few prepared statements instead of
+  // one for every combination of listed words a query ever had.
   const ids = [...new Set(phrases.flatMap((p) => (p.list ? [p.list.id] : [])))];
-  const countsSql = ids.map((id) =>
-    sql.raw(`ifnull(CAST(substr(s, nullif(instr(s, ' ${id}:'), 0) + ${String(id).length + 2}) AS INTEGER), 0)`),
-  );
+  const countsSql = ids.map((id) => {
+    const key = ` ${id}:`;
+    return sql`ifnull(CAST(substr(s, nullif(instr(s, ${key}), 0) + ${key.length}) AS INTEGER), 0)`;
+  });
   const [row] = await db.all<{ packed: string | null }>(sql`
     SELECT group_concat(n || ' ' || dl || ' ' || ${sql.join(countsSql, sql` || ' ' || `)}, ' ') AS packed FROM (
       SELECT n, dl, ' ' || terms AS s FROM impact_docs

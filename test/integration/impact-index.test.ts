@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntryKind, EntryStatus } from '../../src/contract/enums.ts';
 import type { Db } from '../../src/db/client.ts';
-import { locateWorkspace } from '../../src/db/client.ts';
+import { drizzleFor, locateWorkspace } from '../../src/db/client.ts';
 import { checkImpactIndex, type ImpactShape, rebuildImpactIndex } from '../../src/db/impact-index.ts';
 import { type OpenedDatabase, openDatabase } from '../../src/db/open.ts';
 import { entries } from '../../src/db/schema.ts';
@@ -176,6 +176,24 @@ describe('the impact index', () => {
   it('ranks exactly so too when rankings go on past their first round and tighten their bounds', async () => {
     const { fast, total } = await compareAll(IN_SMALL_ROUNDS);
     expect(fast).toBeGreaterThan(total / 3);
+  }, 120_000);
+
+  it('runs its statements under a few texts, whatever words the queries list', async () => {
+    // A reader connection keeps every statement text it ran prepared: one text for each
+    // combination of listed words would fill that cache with statements used once.
+    const texts = new Set<string>();
+    const counted = drizzleFor(opened.client, (query) => texts.add(query));
+    let ranked = 0;
+    for (const terms of QUERIES) {
+      const early = await searchKeywordByImpact(counted, terms, buildPrefilter({}), 20, IN_SMALL_ROUNDS);
+      if (early !== null) ranked++;
+    }
+    expect(ranked).toBeGreaterThan(QUERIES.length / 3);
+    const scoring = [...texts].filter((t) => t.includes('FROM impact_docs'));
+    // One text for each number of listed words a query holds (1 to 5 here).
+    expect(scoring.length).toBeGreaterThan(0);
+    expect(scoring.length).toBeLessThanOrEqual(5);
+    expect(texts.size).toBeLessThan(20);
   }, 120_000);
 
   it('looks a query word up under the term FTS5 stores (stemmed)', async () => {
