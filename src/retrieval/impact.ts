@@ -122,8 +122,13 @@ function workBudget(phrases: readonly Phrase[], workShare: number): Budget | nul
 /** A document some list or rare term reached, with what is known of its score before it is read. */
 interface Candidate {
   n: number;
-  /** Each phrase's exact contribution, or NaN where only its list's cap is known. */
-  parts: number[];
+  /**
+   * Each phrase's exact contribution, or NaN where only its list's cap is known. A typed
+   * array holds doubles whatever is stored: a plain array that starts with small integers
+   * changes its kind at the first fraction, and optimized code that met the other kind is
+   * thrown away.
+   */
+  parts: Float64Array;
   upper: number;
   /** Its exact score, once its counts are read. */
   score: number | undefined;
@@ -136,7 +141,7 @@ interface Candidate {
  * another hidden class, and recall's optimized code, compiled for the classes it had seen,
  * was thrown away and compiled again each time one of those classes was collected and made anew.
  */
-function newCandidate(n: number, parts: number[]): Candidate {
+function newCandidate(n: number, parts: Float64Array): Candidate {
   return { n, parts, upper: 0, score: undefined, id: undefined };
 }
 
@@ -361,7 +366,7 @@ async function reachCandidates(
 }
 
 /** Document `n`'s candidate, made with `blank` parts when it is new. */
-function candidate(out: Map<number, Candidate>, n: number, blank: readonly number[]): Candidate {
+function candidate(out: Map<number, Candidate>, n: number, blank: Float64Array): Candidate {
   let c = out.get(n);
   if (!c) {
     c = newCandidate(n, blank.slice());
@@ -439,8 +444,10 @@ function reachedBy(c: Candidate, others: readonly { j: number }[]): boolean {
  * are read, so one that does not reach the document has none of it), unknown (NaN) for a
  * listed one.
  */
-function blankParts(phrases: readonly Phrase[]): number[] {
-  return phrases.map((p) => (p.list ? Number.NaN : 0));
+function blankParts(phrases: readonly Phrase[]): Float64Array {
+  const parts = new Float64Array(phrases.length);
+  for (let i = 0; i < phrases.length; i++) if (phrases[i]!.list) parts[i] = Number.NaN;
+  return parts;
 }
 
 /**
@@ -513,7 +520,9 @@ async function scoreExactly(
     SELECT group_concat(n || ' ' || dl || ' ' || ${sql.join(countsSql, sql` || ' ' || `)}, ' ') AS packed FROM (
       SELECT n, dl, ' ' || terms AS s FROM impact_docs
       WHERE n IN (SELECT value FROM json_each(${JSON.stringify(chunk.map((c) => c.n))})))`);
-  const numbers = unpack(row?.packed ?? null, ' ').map(Number);
+  const texts = unpack(row?.packed ?? null, ' ');
+  const numbers = new Float64Array(texts.length);
+  for (let k = 0; k < texts.length; k++) numbers[k] = Number(texts[k]);
   const stride = 2 + ids.length;
   const at = new Map<number, number>();
   for (let k = 0; k + stride <= numbers.length; k += stride) at.set(numbers[k]!, k);
