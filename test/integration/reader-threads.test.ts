@@ -119,9 +119,14 @@ describe('reads off the event loop', () => {
     try {
       expect(await post(server, 'quiet', '{ count }')).toEqual({ data: { count: QUIET_ENTRIES } });
       await post(server, 'heavy', LIST);
-      const t0 = performance.now();
-      await post(server, 'heavy', LIST);
-      const statementMs = performance.now() - t0;
+      // The median of three: one timing on a busy machine may be far from the rest.
+      const alone: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        await post(server, 'heavy', LIST);
+        alone.push(performance.now() - t0);
+      }
+      const statementMs = [...alone].sort((a, b) => a - b)[1]!;
       // Six clients of one workspace keep both reader threads busy, with statements queued.
       let running = true;
       const lists = Promise.all(
@@ -144,19 +149,21 @@ describe('reads off the event loop', () => {
       }
       running = false;
       await lists;
-      const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+      const at = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)]!;
       console.log(
         `beside 6 clients' ${statementMs.toFixed(0)} ms statements of another workspace: ` +
-          `{ count } p50 ${p50(quiet).toFixed(1)} ms, max ${Math.max(...quiet).toFixed(1)} ms (${quiet.length}); ` +
-          `/health p50 ${p50(health).toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms`,
+          `{ count } p50 ${at(quiet, 0.5).toFixed(1)} ms, p90 ${at(quiet, 0.9).toFixed(1)} ms, ` +
+          `max ${Math.max(...quiet).toFixed(1)} ms (${quiet.length}); ` +
+          `/health p50 ${at(health, 0.5).toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms`,
       );
       // In arrival order, a small read waited for every statement queued before it on its
       // thread (p50 2.0–2.5 statements on a quiet machine) and /health's probe too (p50
       // 3.2); taking turns, it waits for the one running (p50 0.9), at worst for that one and
-      // the next (max 1.2–2.2), and /health runs no statement.
-      expect(p50(quiet)).toBeLessThan(1.5 * statementMs);
-      expect(Math.max(...quiet)).toBeLessThan(3 * statementMs);
-      expect(p50(health)).toBeLessThan(statementMs / 4);
+      // the next (max 1.2–2.2 on a quiet machine; a busy one adds a long tail of its own, so
+      // the bound is on the 90th percentile, not the worst).
+      expect(at(quiet, 0.5)).toBeLessThan(1.5 * statementMs);
+      expect(at(quiet, 0.9)).toBeLessThan(2.5 * statementMs);
+      expect(at(health, 0.5)).toBeLessThan(statementMs / 4);
     } finally {
       server.proc.kill('SIGTERM');
       await server.exited;
