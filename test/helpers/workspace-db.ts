@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Client, createClient } from '@libsql/client';
+import { type Db, drizzleFor, migrateDb, openClient } from '../../src/db/client.ts';
 
 /** Every row of a workspace database's own tables, in a stable order. */
 export interface WorkspaceDump {
@@ -8,6 +12,29 @@ export interface WorkspaceDump {
   revisions: Record<string, unknown>[];
   events: Record<string, unknown>[];
   ftsRows: number;
+}
+
+/** A migrated workspace database in a temp dir of its own, read and written where it is called. */
+export interface ScratchDb {
+  client: Client;
+  db: Db;
+  /** Closes the client and removes the dir. */
+  close(): Promise<void>;
+}
+
+export async function scratchWorkspaceDb(prefix: string): Promise<ScratchDb> {
+  const dir = await mkdtemp(join(tmpdir(), `sphere-${prefix}-`));
+  const client = await openClient({ url: `file:${join(dir, 'w.db')}`, local: true });
+  const db = drizzleFor(client) as unknown as Db;
+  await migrateDb(db as never);
+  return {
+    client,
+    db,
+    close: async () => {
+      client.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Opens a workspace database file directly, beside the running server (WAL lets both read). */

@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY_STATUSES, VOLATILITIES } from '../../src/contract/enums.ts';
 import { VOLATILITY_MAX_AGE_MS } from '../../src/contract/policy.ts';
-import { type Db, drizzleFor, migrateDb, openClient } from '../../src/db/client.ts';
+import type { Db } from '../../src/db/client.ts';
 import { entryHeads, importantEntries, staleEntries } from '../../src/memory/queries.ts';
 import { random } from '../helpers/random.ts';
+import { type ScratchDb, scratchWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /**
  * A brief's important and stale lists come from partial indexes, through statements written
@@ -27,16 +24,14 @@ interface Row {
   updatedAt: number;
 }
 
-let dir: string;
-let client: Client;
+let scratch: ScratchDb;
+let client: ScratchDb['client'];
 let db: Db;
 const rows: Row[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sphere-brief-lists-'));
-  client = await openClient({ url: `file:${join(dir, 'w.db')}`, local: true });
-  db = drizzleFor(client) as unknown as Db;
-  await migrateDb(db as never);
+  scratch = await scratchWorkspaceDb('brief-lists');
+  ({ client, db } = scratch);
   const next = random(7);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
   for (let i = 1; i <= 600; i++) {
@@ -73,8 +68,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  client?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 /** The rules, over every row: what the lists must hold. */

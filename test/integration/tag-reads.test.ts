@@ -1,11 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, drizzleFor, migrateDb, openClient } from '../../src/db/client.ts';
+import type { Db } from '../../src/db/client.ts';
 import { countEntries, FEW_TAGGED, recentEntries } from '../../src/memory/queries.ts';
 import { random } from '../helpers/random.ts';
+import { type ScratchDb, scratchWorkspaceDb } from '../helpers/workspace-db.ts';
 
 /**
  * `recent(tag:)` and `count(tag:)` read a tag's entries the way that is quick for it: a tag
@@ -22,16 +19,14 @@ interface Row {
   tags: string[];
 }
 
-let dir: string;
-let client: Client;
+let scratch: ScratchDb;
+let client: ScratchDb['client'];
 let db: Db;
 let rows: Row[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sphere-tag-reads-'));
-  client = await openClient({ url: `file:${join(dir, 'w.db')}`, local: true });
-  db = drizzleFor(client) as unknown as Db;
-  await migrateDb(db as never);
+  scratch = await scratchWorkspaceDb('tag-reads');
+  ({ client, db } = scratch);
   const next = random(11);
   const total = FEW_TAGGED + 600;
   for (let i = 1; i <= total; i++) {
@@ -64,8 +59,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  client?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const newest = (tag: string, n: number) =>
