@@ -73,6 +73,13 @@ const SCHEMA_CHANGE = /\b(CREATE|ALTER|DROP)\b/i;
 /** Prepared statements kept per connection; the least recently used beyond this are dropped. */
 const STATEMENT_CACHE = 256;
 
+/** Statements a lane holds (see LocalClientOptions.lanes). */
+const LANE_STATEMENTS = 4;
+/** Lanes one client opens at most. */
+const LANES_PER_CLIENT = 8;
+/** A lane's page cache, in KiB: it caches only what its few statements read. */
+const LANE_CACHE_KIB = 512;
+
 const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN', deferred: 'BEGIN DEFERRED' };
 
 export interface LocalClientOptions {
@@ -96,6 +103,27 @@ export interface LocalClientOptions {
    * task run there: see db/read-task.ts). Its owner closes it; this client never does.
    */
   connection?: Db;
+  /**
+   * With `connection`: reads outside a transaction run on read-only connections of this
+   * client's own to the file, "lanes", each holding at most LANE_STATEMENTS of them,
+   * opened as statements need them while the budget (shared by a reader thread's clients)
+   * has room; the rest run on `connection`.
+   *
+   * Why: SQLite gives each connection a small allocator of its own (lookaside), and the
+   * statements a connection holds prepared use it up; after some ten of them, every
+   * allocation a running statement makes goes to the process-wide allocator, which takes
+   * one lock for the whole process (libSQL is built with memory statistics on). Recall's
+   * twenty-odd statements on one connection made ~27,000 such allocations per recall at
+   * 100k entries, and two reader threads spent their time waiting for each other on that
+   * lock. With four statements per connection they stay in each connection's own memory.
+   */
+  lanes?: LaneBudget;
+}
+
+/** Lanes the clients of one thread may hold open at once (see LocalClientOptions.lanes). */
+export interface LaneBudget {
+  open: number;
+  readonly max: number;
 }
 
 /** Statements that only read: run on a reader thread when the client has them. */
@@ -190,6 +218,10 @@ export class LocalClient implements Client {
   #sideChannel: WriteChannel | null = null;
   readonly #readers: ReadChannels | null;
   readonly #adopted: Db | null;
+  readonly #budget: LaneBudget | null;
+  #lanes: Connection[] = [];
+  /** Each statement's lane, by its SQL text. */
+  readonly #homes = new Map<string, Connection>();
   /** The file the client opened (see probe). */
   #file: { dev: number; ino: number } | null = null;
 
@@ -230,6 +262,7 @@ export class LocalClient implements Client {
     let wal: boolean;
     let writesOffLoop = false;
     this.#adopted = opts.connection ?? null;
+    this.#budget = this.#adopted ? (opts.lanes ?? null) : null;
     if (this.#adopted) {
       // Only reads run through it, so there is no commit to sync and no reader thread to use.
       this.#max = 1;
@@ -333,6 +366,17 @@ export class LocalClient implements Client {
       this.#check();
       return (await this.#readers.run([stmt]))[0]!;
     }
+    const lane = this.#budget && readOnly(stmt.sql) ? this.#laneFor(stmt.sql) : null;
+    if (lane) {
+      return this.#whenFree(async () => {
+        try {
+          return run(lane, stmt);
+        } finally {
+          // One that failed to prepare holds no room there.
+          if (!lane.statements.has(stmt.sql)) this.#homes.delete(stmt.sql);
+        }
+      });
+    }
     const side = readOnly(stmt.sql) ? null : this.#offLoopWrites();
     if (side) return (await side.run([stmt]))[0]!;
     const { result, conn } = await this.#whenFree(async () => {
@@ -424,6 +468,52 @@ export class LocalClient implements Client {
   }
 
   /**
+   * The lane of a statement: the one that holds it, else one with room, else a new one
+   * while the budget allows; null when none can take it (it then runs on the adopted
+   * connection, as every statement did before lanes).
+   */
+  #laneFor(sql: string): Connection | null {
+    this.#check();
+    const home = this.#homes.get(sql);
+    if (home) return home;
+    let lane = this.#lanes.find((l) => l.statements.size < LANE_STATEMENTS) ?? null;
+    const budget = this.#budget!;
+    if (!lane && this.#lanes.length < LANES_PER_CLIENT && budget.open < budget.max) {
+      try {
+        const db = new Database(this.#path, { timeout: 0 });
+        db.exec(`PRAGMA query_only = ON; PRAGMA cache_size = -${LANE_CACHE_KIB}`);
+        lane = { db, statements: new Map(), schema: this.#schema };
+      } catch {
+        // Out of file descriptors or memory: the adopted connection still serves.
+        return null;
+      }
+      this.#lanes.push(lane);
+      budget.open++;
+    }
+    if (lane) this.#homes.set(sql, lane);
+    return lane;
+  }
+
+  /** Statements held by each lane, in the order the lanes were opened. */
+  get laneStatements(): number[] {
+    return this.#lanes.map((l) => l.statements.size);
+  }
+
+  /**
+   * Closes the lanes (an idle client gives them back to the budget); statements open them
+   * again as they need them. Their files close once their statements are collected.
+   */
+  dropLanes(): void {
+    for (const lane of this.#lanes) {
+      lane.statements.clear();
+      closeQuietly(lane);
+    }
+    if (this.#budget) this.#budget.open -= this.#lanes.length;
+    this.#lanes = [];
+    this.#homes.clear();
+  }
+
+  /**
    * The connection on the write thread that runs this client's statements outside a
    * transaction that may write, when it was opened with `LocalClient.open`; null otherwise
    * (they then run on the calling thread). Never the writer's own connection (writeThread),
@@ -489,6 +579,7 @@ export class LocalClient implements Client {
     this.#wal?.then((h) => h.close()).catch(() => {});
     this.#wal = null;
     for (const conn of [...this.#idle, ...this.#borrowed]) this.#closeQuietly(conn);
+    this.dropLanes();
     this.#idle = [];
     this.#borrowed.clear();
     const waiters = this.#waiters;

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, LibsqlError } from '@libsql/client';
+import { sql } from 'drizzle-orm';
+import Database from 'libsql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalClient, WriteThreadError } from '../../src/db/local-client.ts';
+import { type LaneBudget, LocalClient, WriteThreadError } from '../../src/db/local-client.ts';
+import { closeTaskDb, dropIdleLanes, openTaskLanes, taskDb } from '../../src/db/read-task.ts';
 
 let dir: string;
 let client: LocalClient;
@@ -350,5 +353,97 @@ describe('LocalClient (embedded libSQL with kept statements)', () => {
   it('refuses work once closed', async () => {
     client.close();
     await expect(client.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+});
+
+describe("LocalClient lanes (a reader thread's adopted connection)", () => {
+  /** A read-only connection to the test file, as a reader thread holds one. */
+  function threadConnection(): InstanceType<typeof Database> {
+    const db = new Database(join(dir, 'db.sqlite'), { timeout: 0 });
+    db.exec('PRAGMA query_only = ON');
+    return db;
+  }
+  /** The statements a connection holds prepared, besides the one asking (SQLite's sqlite_stmt table). */
+  const held = (db: InstanceType<typeof Database>) =>
+    (db.prepare('SELECT sql FROM sqlite_stmt').raw(true).all() as string[][])
+      .map((r) => r[0]!)
+      .filter((s) => !s.includes('sqlite_stmt'));
+  const selects = Array.from({ length: 10 }, (_, i) => `SELECT k, name FROM t WHERE k > ${i} ORDER BY k`);
+
+  beforeEach(async () => {
+    await client.batch(
+      Array.from({ length: 12 }, (_, i) => ['INSERT INTO t (name) VALUES (?)', [`n${i}`]] as [string, [string]]),
+    );
+  });
+
+  it('spreads its statements over lanes of at most four, off the adopted connection, with the same rows', async () => {
+    const adopted = threadConnection();
+    const budget: LaneBudget = { open: 0, max: 8 };
+    const reader = new LocalClient({ path: join(dir, 'db.sqlite'), connection: adopted, lanes: budget });
+    try {
+      for (const q of selects) {
+        const ours = await reader.execute(q);
+        const theirs = await client.execute(q);
+        expect(ours.rows.map((r) => ({ ...r }))).toEqual(theirs.rows.map((r) => ({ ...r })));
+      }
+      for (const q of selects) await reader.execute(q);
+      expect(reader.laneStatements).toEqual([4, 4, 2]);
+      expect(budget.open).toBe(3);
+      expect(held(adopted)).toEqual([]);
+      // Lanes are connections of their own to the file: they see what commits after they opened.
+      await client.execute({ sql: 'INSERT INTO t (name) VALUES (?)', args: ['late'] });
+      expect((await reader.execute(selects[9]!)).rows.at(-1)!.name).toBe('late');
+
+      reader.dropLanes();
+      expect(budget.open).toBe(0);
+      expect(reader.laneStatements).toEqual([]);
+      expect((await reader.execute(selects[0]!)).rows).toHaveLength(13);
+      expect(reader.laneStatements).toEqual([1]);
+    } finally {
+      reader.close();
+      adopted.close();
+    }
+    expect(budget.open).toBe(0);
+  });
+
+  it('runs on the adopted connection what the budget has no lane for, and what fails takes no room', async () => {
+    const adopted = threadConnection();
+    const budget: LaneBudget = { open: 0, max: 1 };
+    const reader = new LocalClient({ path: join(dir, 'db.sqlite'), connection: adopted, lanes: budget });
+    try {
+      await expect(reader.execute('SELECT nope FROM t')).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
+      for (const q of selects.slice(0, 6)) expect((await reader.execute(q)).rows.length).toBeGreaterThan(0);
+      expect(reader.laneStatements).toEqual([4]);
+      expect(held(adopted).sort()).toEqual(selects.slice(4, 6).sort());
+      // A batch is one snapshot: it runs on the adopted connection whatever its statements' lanes.
+      const [a, b] = await reader.batch([selects[0]!, selects[5]!], 'read');
+      expect(a!.rows).toHaveLength(12);
+      expect(b!.rows).toHaveLength(7);
+    } finally {
+      reader.close();
+      adopted.close();
+    }
+  });
+
+  it("gives an idle task database's lanes back to its thread's budget", async () => {
+    const adopted = threadConnection();
+    const connection = { key: 9_001, path: join(dir, 'db.sqlite'), timeout: 1_000, db: adopted };
+    try {
+      const before = openTaskLanes();
+      const rows = await taskDb(connection).all<{ n: number }>(sql`SELECT count(*) AS n FROM t`);
+      expect(rows[0]!.n).toBe(12);
+      expect(openTaskLanes()).toBe(before + 1);
+      dropIdleLanes(Date.now() + 30_000);
+      expect(openTaskLanes()).toBe(before + 1);
+      dropIdleLanes(Date.now() + 61_000);
+      expect(openTaskLanes()).toBe(before);
+      // Used again, it takes a lane again; closed, it gives it back.
+      await taskDb(connection).all(sql`SELECT count(*) AS n FROM t`);
+      expect(openTaskLanes()).toBe(before + 1);
+    } finally {
+      closeTaskDb(connection.key);
+      adopted.close();
+    }
+    expect(openTaskLanes()).toBe(0);
   });
 });
