@@ -3,8 +3,13 @@ import type { EntryRow } from '../db/schema.ts';
 import type { Writer } from '../db/writer.ts';
 import { freshnessOf, isOverAge } from './model.ts';
 
-/** How long read-side bookkeeping may wait before it is written (the contract allows up to 1 s). */
-const FLUSH_DELAY_MS = 50;
+/**
+ * How long read-side bookkeeping may wait before it is written (the contract allows up to
+ * 1 s). Every commit makes each reader connection of the workspace (a reader thread holds
+ * several: see LocalClientOptions.lanes) read its pages afresh, so recalls' counts are
+ * written in fewer, larger statements.
+ */
+const FLUSH_DELAY_MS = 250;
 
 /**
  * What the bookkeeper writes: each finds its few rows by id. (The unary + keeps SQLite off
