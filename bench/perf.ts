@@ -784,6 +784,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
       runDir,
       makeQueries(N_QUERIES, seed, 11),
       makeQueries(300, seed, 12),
+      makeQueries(1200, seed, 13),
       log,
     );
   if (!skip.has('export')) result.exportImport = await measureExportImport(runDir, size);

@@ -2,7 +2,7 @@
  * The reader pool (SPHERE_READER_THREADS), measured on copies of one corpus file in one run:
  *
  *   - recall throughput, 8 clients at once: the pool (one thread per core) against one reader
- *     thread; target ≥ 1.6× at 100k;
+ *     thread, as the ratio of their medians over alternating rounds; target ≥ 1.6× at 100k;
  *   - single-request recall latency (p50, one at a time): the pool against reads on the event
  *     loop (SPHERE_READER_THREADS=0, how every read ran before); target ≤ 1.1×;
  *   - from a cold start, the event loop's longest stall during the first 100 recalls; target
@@ -34,13 +34,18 @@ import {
 
 const WORKSPACE = 'perf';
 const CLIENTS = 8;
+/**
+ * Throughput rounds per configuration, alternating (pool, one, one, pool, …): a round takes
+ * 2–3 s at 100k, and on a busy machine one round can come out 20% off either way.
+ */
+const THROUGHPUT_ROUNDS = 6;
 /** Recalls each server answers before it is measured (see above). */
 const WARM_RECALLS = 300;
 
 export interface ReadersResult {
   threads: number;
-  /** Recalls per second with 8 clients: the pool, one reader thread, and their ratio. */
-  throughput: { pool: number; one: number; ratio: number };
+  /** Recalls per second with 8 clients (medians of the rounds): the pool, one reader thread, and their ratio. */
+  throughput: { pool: number; one: number; ratio: number; rounds: { pool: number[]; one: number[] } };
   /** One recall at a time: the pool against reads on the event loop, and the ratio of their p50s. */
   latency: { pool: LatencySummary; onLoop: LatencySummary; ratio: number };
   /** From a cold start (fresh server, fresh file copy): the event loop's delay over the first 100 recalls. */
@@ -135,6 +140,12 @@ async function serve(template: string, dir: string, readers: number, cold = fals
   };
 }
 
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 async function throughput(api: GqlClient, queries: readonly string[]): Promise<number> {
   const t0 = performance.now();
   await pool(queries, CLIENTS, async (q) => {
@@ -159,6 +170,8 @@ export async function measureReaders(
   queries: readonly string[],
   /** Other queries than `queries`, to warm each server with (WARM_RECALLS of them). */
   warmQueries: readonly string[],
+  /** The throughput rounds' queries: THROUGHPUT_ROUNDS slices of them, one per round. */
+  roundQueries: readonly string[],
   log: (line: string) => void,
 ): Promise<ReadersResult> {
   const threads = availableParallelism();
@@ -202,30 +215,34 @@ export async function measureReaders(
   try {
     const warm = warmQueries.slice(0, WARM_RECALLS);
     for (const c of Object.values(configs)) await pool(warm, CLIENTS, (q) => c.api.request(RECALL, { q }));
-    // Alternating halves: pool, one, pool, one.
-    const half = Math.floor(queries.length / 2);
     const rates = { pool: [] as number[], one: [] as number[] };
-    for (const part of [queries.slice(0, half), queries.slice(half)]) {
-      rates.pool.push(await throughput(configs.pool.api, part));
-      rates.one.push(await throughput(configs.one.api, part));
+    const size = Math.floor(roundQueries.length / THROUGHPUT_ROUNDS);
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const part = roundQueries.slice(round * size, (round + 1) * size);
+      const order = round % 2 === 0 ? (['pool', 'one'] as const) : (['one', 'pool'] as const);
+      for (const name of order) rates[name].push(await throughput(configs[name].api, part));
     }
+    // Alternating halves for latency: pool, on the loop, pool, on the loop.
+    const half = Math.floor(queries.length / 2);
     const lat = { pool: [] as number[], onLoop: [] as number[] };
     for (const part of [queries.slice(0, half), queries.slice(half)]) {
       lat.pool.push(...(await oneAtATime(configs.pool.api, part)));
       lat.onLoop.push(...(await oneAtATime(configs.onLoop.api, part)));
     }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const pooled = summarize(lat.pool);
     const onLoop = summarize(lat.onLoop);
+    const poolRate = median(rates.pool);
+    const oneRate = median(rates.one);
     const result: ReadersResult = {
       threads,
-      throughput: { pool: mean(rates.pool), one: mean(rates.one), ratio: mean(rates.pool) / mean(rates.one) },
+      throughput: { pool: poolRate, one: oneRate, ratio: poolRate / oneRate, rounds: rates },
       latency: { pool: pooled, onLoop, ratio: pooled.p50 / onLoop.p50 },
       coldStart,
     };
     log(
-      `  reader pool (${threads} threads): recall ${CLIENTS} clients ${result.throughput.pool.toFixed(0)}/s vs one reader ` +
-        `${result.throughput.one.toFixed(0)}/s = ${result.throughput.ratio.toFixed(2)}x (target >= 1.6x); ` +
+      `  reader pool (${threads} threads): recall ${CLIENTS} clients, median of ${THROUGHPUT_ROUNDS} rounds, ${poolRate.toFixed(0)}/s ` +
+        `[${rates.pool.map((r) => r.toFixed(0)).join(' ')}] vs one reader ${oneRate.toFixed(0)}/s [${rates.one.map((r) => r.toFixed(0)).join(' ')}] ` +
+        `= ${result.throughput.ratio.toFixed(2)}x (target >= 1.6x); ` +
         `one at a time p50 ${pooled.p50.toFixed(2)} ms vs on the loop ${onLoop.p50.toFixed(2)} ms = ${result.latency.ratio.toFixed(2)}x (target <= 1.1x); ` +
         `cold start loop max ${coldStart.loopMaxMs.toFixed(0)} ms (target <= 100)`,
     );
