@@ -362,11 +362,12 @@ export class LocalClient implements Client {
    */
   async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
-    if (this.#readers && readOnly(stmt.sql)) {
+    const reads = readOnly(stmt.sql);
+    if (this.#readers && reads) {
       this.#check();
       return (await this.#readers.run([stmt]))[0]!;
     }
-    const lane = this.#budget && readOnly(stmt.sql) ? this.#laneFor(stmt.sql) : null;
+    const lane = this.#budget && reads ? this.#laneFor(stmt.sql) : null;
     if (lane) {
       return this.#whenFree(async () => {
         try {
@@ -377,7 +378,7 @@ export class LocalClient implements Client {
         }
       });
     }
-    const side = readOnly(stmt.sql) ? null : this.#offLoopWrites();
+    const side = reads ? null : this.#offLoopWrites();
     if (side) return (await side.run([stmt]))[0]!;
     const { result, conn } = await this.#whenFree(async () => {
       const conn = await this.#acquire();
