@@ -18,7 +18,7 @@ export const runTask: TaskModule['runTask'] = async (name, connection: TaskConne
   switch (name) {
     case 'recall': {
       const { input, now, vector } = args as { input: RecallInput; now: Date; vector: VectorArmParts | null };
-      return recallHere(taskDb(connection), input, now, vector);
+      return recallHere(taskDb(connection), input, now, vector, false);
     }
     case 'graphView': {
       const { seedIds, hops, options } = args as GraphViewArgs;

@@ -1,4 +1,7 @@
+import Database from 'libsql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closeTaskDb } from '../../src/db/read-task.ts';
+import { runTask } from '../../src/retrieval/read-tasks.ts';
 import { type EmbeddingsServer, httpEmbeddingsConfig, startEmbeddingsServer } from '../helpers/embeddings-server.ts';
 import { captureId, linkEdge } from '../helpers/operations.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -110,6 +113,41 @@ describe('recall on a reader thread', () => {
       expect(here.queries.filter((q) => /entries_fts|impact_/.test(q)).length).toBeGreaterThan(0);
       expect(pooled.queries.filter((q) => /entries_fts|impact_/.test(q))).toEqual([]);
     });
+  });
+
+  it('runs each recall through on the thread, in one turn of its loop, where the request thread takes turns', async () => {
+    const t = await startTestServer({ config: { readerThreads: 0 } });
+    servers.push(t);
+    const ws = { workspace: 'turns' };
+    for (const content of ['The deploy failed on Friday', 'The deploy was rolled back', 'Deploys run daily']) {
+      await captureId(t, { content }, ws);
+    }
+    // The task module as a reader thread runs it, on a read-only connection to the file.
+    const db = new Database(t.dbPath('turns'), { timeout: 0 });
+    db.exec('PRAGMA query_only = ON');
+    const connection = { key: 77_001, path: t.dbPath('turns'), timeout: 1_000, db };
+    try {
+      const recall = { input: { query: 'deploy friday', topK: 3 }, now: new Date(), vector: null };
+      let turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      const there = (await runTask('recall', connection, recall)) as { hits: { entry: { content: string } }[] };
+      expect(turned).toBe(false);
+      expect(there.hits[0]!.entry.content).toBe('The deploy failed on Friday');
+      // The request thread's recall gives the loop its turns: the same answer, after other callbacks ran.
+      const here = await t.gqlOk(
+        '{ recall(query: "deploy friday", topK: 3, countRecall: false) { hits { entry { content } } } }',
+        {},
+        ws,
+      );
+      expect(here.recall.hits.map((h: { entry: { content: string } }) => h.entry.content)).toEqual(
+        there.hits.map((h) => h.entry.content),
+      );
+    } finally {
+      closeTaskDb(connection.key);
+      db.close();
+    }
   });
 
   it('keeps the codes of errors found on the thread', async () => {
