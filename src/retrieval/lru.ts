@@ -70,3 +70,39 @@ export class LruCache<K, V> {
     this.#weight -= this.weigh(old.value);
   }
 }
+
+/**
+ * Whether a key was offered before, lately: a table of 32-bit fingerprints, one per slot
+ * (the key's hash picks the slot), with no objects to allocate or collect. A key whose slot
+ * another key took since is reported new again; two keys of one fingerprint and slot (about
+ * one pair in four billion) look alike. A cache admits a key on its second offer with it,
+ * so that keys asked for only once never push out the ones asked for again.
+ *
+ * @example
+ * const seen = new SeenBefore(1024);
+ * seen.again('a'); // false
+ * seen.again('a'); // true
+ */
+export class SeenBefore {
+  readonly #slots: Uint32Array;
+  readonly #mask: number;
+
+  /** `slots`: rounded up to a power of two. */
+  constructor(slots: number) {
+    const size = 2 ** Math.ceil(Math.log2(Math.max(2, slots)));
+    this.#slots = new Uint32Array(size);
+    this.#mask = size - 1;
+  }
+
+  /** Whether `key` was offered before (and still holds its slot); records it either way. */
+  again(key: string): boolean {
+    // FNV-1a over the UTF-16 code units; 0 marks an empty slot, so a fingerprint is never 0.
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const fingerprint = h >>> 0 || 1;
+    const slot = (fingerprint ^ (fingerprint >>> 16)) & this.#mask;
+    if (this.#slots[slot] === fingerprint) return true;
+    this.#slots[slot] = fingerprint;
+    return false;
+  }
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzleFor, locateWorkspace, openClient } from '../../src/db/client.ts';
 import type { EntryRow } from '../../src/db/schema.ts';
-import { LruCache } from '../../src/retrieval/lru.ts';
+import { LruCache, SeenBefore } from '../../src/retrieval/lru.ts';
 import { entryStems, stemsCacheFor } from '../../src/retrieval/pipeline.ts';
 import { RANKING_POLICY } from '../../src/retrieval/policy.ts';
 import {
@@ -139,6 +139,31 @@ describe('the shared stem cache', () => {
   });
 });
 
+describe('SeenBefore', () => {
+  const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+  it('says a key is new the first time and seen the second, with room enough', () => {
+    const seen = new SeenBefore(65_536);
+    const ids = keys('entry', 100);
+    expect(ids.map((k) => seen.again(k))).toEqual(ids.map(() => false));
+    expect(ids.map((k) => seen.again(k))).toEqual(ids.map(() => true));
+  });
+
+  it('forgets a key once others took its slot, and never holds more than its slots', () => {
+    const seen = new SeenBefore(1_000); // 1024 slots
+    seen.again('first');
+    for (const k of keys('other', 20_000)) seen.again(k);
+    expect(seen.again('first')).toBe(false);
+    // 100 keys in 1024 slots: most keep theirs, a few share one with another.
+    const small = new SeenBefore(1_024);
+    const ids = keys('entry', 100);
+    for (const k of ids) small.again(k);
+    const kept = ids.filter((k) => small.again(k)).length;
+    expect(kept).toBeGreaterThanOrEqual(90);
+    expect(kept).toBeLessThanOrEqual(100);
+  });
+});
+
 describe('the entry stems cache', () => {
   let dir: string;
   const closers: (() => void)[] = [];
@@ -160,24 +185,47 @@ describe('the entry stems cache', () => {
     const quiet = await open('quiet');
     const busy = await open('busy');
     const mine = entry('quiet-1', 'the garden gate needs oiling');
+    entryStems(quiet, mine);
     const stems = entryStems(quiet, mine);
     expect(stems).toEqual(new Set(['garden', 'gat', 'need', 'oil']));
 
-    // Long entries fill the busy workspace's cache until it starts to forget its own.
-    const cache = stemsCacheFor(busy);
+    // Long entries, each asked for twice, fill the busy workspace's cache until it starts to forget its own.
+    const { kept } = stemsCacheFor(busy);
     const long = (i: number) => Array.from({ length: 1_500 }, (_, j) => `w${i}x${j}`).join(' ');
     let n = 0;
-    while (n === 0 || cache.has('busy-0')) entryStems(busy, entry(`busy-${n}`, long(n++)));
+    while (n === 0 || kept.has('busy-0')) {
+      const e = entry(`busy-${n}`, long(n++));
+      entryStems(busy, e);
+      entryStems(busy, e);
+    }
     expect(n).toBeGreaterThan(10);
-    expect(cache.weight).toBeLessThanOrEqual(cache.max);
+    expect(kept.weight).toBeLessThanOrEqual(kept.max);
 
-    expect(stemsCacheFor(quiet).has('quiet-1')).toBe(true);
+    expect(stemsCacheFor(quiet).kept.has('quiet-1')).toBe(true);
     expect(entryStems(quiet, mine)).toBe(stems);
+  });
+
+  it('keeps an entry only once it has come up before: entries asked for once push out nothing', async () => {
+    const db = await open('once');
+    const { kept } = stemsCacheFor(db);
+    const twice = entry('twice', 'the deploy failed on friday');
+    const first = entryStems(db, twice);
+    expect(kept.has('twice')).toBe(false);
+    const second = entryStems(db, twice);
+    expect(second).toEqual(first);
+    expect(kept.has('twice')).toBe(true);
+    expect(entryStems(db, twice)).toBe(second);
+    // A thousand entries seen once each: computed every time, kept never.
+    for (let i = 0; i < 1_000; i++) entryStems(db, entry(`once-${i}`, `entry number ${i} about something`));
+    expect(kept.size).toBe(1);
+    expect(entryStems(db, twice)).toBe(second);
   });
 
   it('recomputes when the content changed under the same id', async () => {
     const db = await open('edited');
+    entryStems(db, entry('e1', 'first draft'));
     const before = entryStems(db, entry('e1', 'first draft'));
+    expect(stemsCacheFor(db).kept.has('e1')).toBe(true);
     const after = entryStems(db, entry('e1', 'second version'));
     expect(before).toEqual(new Set(['first', 'draft']));
     expect(after).toEqual(new Set(['second', 'version']));
