@@ -10,9 +10,14 @@
  *
  * Each configuration gets a server of its own; throughput and latency runs alternate between
  * configurations, so drift on a busy machine falls on both alike. Each server first answers
- * WARM_RECALLS other recalls: every task thread compiles recall's code for itself, and until
- * V8 has stopped recompiling it (a few hundred recalls) the helper threads doing that take
- * CPU from the pool, so a shorter warm-up measures the compiler more than the server.
+ * WARM_RECALLS other recalls, in slices that alternate between the servers as the rounds do
+ * (one after the other, the first server sat idle for a minute before it was measured, and
+ * its task databases gave their lanes back). Every task thread compiles recall's code and
+ * fills its caches (the stems it keeps, its page caches) for itself, from the recalls it
+ * answers, so the pool's two threads warm up at half the pace of one: after 300 recalls
+ * the pool measured 91–104 recalls/s in eleven runs at 100k, after 1,200 95–108 and after
+ * 2,400 104–108, while one thread measured 50–67 after any of them. The same number for
+ * every server, 600 for each of the pool's threads, measures the servers, not their warm-up.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, fdatasyncSync, openSync, rmSync } from 'node:fs';
@@ -39,8 +44,9 @@ const CLIENTS = 8;
  * 2–3 s at 100k, and on a busy machine one round can come out 20% off either way.
  */
 const THROUGHPUT_ROUNDS = 6;
-/** Recalls each server answers before it is measured (see above). */
-const WARM_RECALLS = 300;
+/** Recalls each server answers before it is measured (see above), and the slices they come in. */
+const WARM_RECALLS = 1_200;
+const WARM_SLICES = 4;
 
 export interface ReadersResult {
   threads: number;
@@ -214,7 +220,12 @@ export async function measureReaders(
   };
   try {
     const warm = warmQueries.slice(0, WARM_RECALLS);
-    for (const c of Object.values(configs)) await pool(warm, CLIENTS, (q) => c.api.request(RECALL, { q }));
+    const slice = Math.ceil(warm.length / WARM_SLICES);
+    for (let at = 0; at < warm.length; at += slice) {
+      for (const c of Object.values(configs)) {
+        await pool(warm.slice(at, at + slice), CLIENTS, (q) => c.api.request(RECALL, { q }));
+      }
+    }
     const rates = { pool: [] as number[], one: [] as number[] };
     const size = Math.floor(roundQueries.length / THROUGHPUT_ROUNDS);
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
