@@ -783,7 +783,7 @@ async function runSize(size: number, profile: boolean, stamp: string): Promise<S
       load.file,
       runDir,
       makeQueries(N_QUERIES, seed, 11),
-      makeQueries(1_200, seed, 12),
+      makeQueries(1200, seed, 12),
       makeQueries(1200, seed, 13),
       log,
     );
