@@ -480,14 +480,16 @@ export class LocalClient implements Client {
     let lane = this.#lanes.find((l) => l.statements.size < LANE_STATEMENTS) ?? null;
     const budget = this.#budget!;
     if (!lane && this.#lanes.length < LANES_PER_CLIENT && budget.open < budget.max) {
+      let opened: Connection | null = null;
       try {
-        const db = new Database(this.#path, { timeout: 0 });
-        db.exec(`PRAGMA query_only = ON; PRAGMA cache_size = -${LANE_CACHE_KIB}`);
-        lane = { db, statements: new Map(), schema: this.#schema };
+        opened = this.#open(false);
+        opened.db.exec(`PRAGMA query_only = ON; PRAGMA cache_size = -${LANE_CACHE_KIB}`);
       } catch {
         // Out of file descriptors or memory: the adopted connection still serves.
+        if (opened) closeQuietly(opened);
         return null;
       }
+      lane = opened;
       this.#lanes.push(lane);
       budget.open++;
     }
